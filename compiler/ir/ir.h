@@ -1,0 +1,201 @@
+// Graph IR (Relax-like): one function in SSA form.
+//
+//   program @name(n: 1..256, m: 1..64) {          dim variables with inclusive ranges
+//     %x: f16[n, 640] = param                      a parameter
+//     %g: f32[640] = const uniform(-1, 1, seed=3)  a constant (literal, uniform or normal)
+//     %0: f16[n, 640] = matmul(%x, %w, ...)        an op binding; every binding states its type
+//     %a: f32[n, 2], %b: f32[n, 2] = split(...)    ops may have several results
+//     return %0, %a                                one or more results
+//   }
+//
+// Semantics that hold program-wide:
+//   - every dim is an integer expression of the dim variables (sym.h) and is >= 1 for every
+//     binding of the variables within their ranges (the verifier proves it);
+//   - values are immutable tensors; a binding defines its results once (SSA) and may only use
+//     values defined above it;
+//   - the declared type of a result equals its inferred type up to provable dim equality.
+// Nodes are immutable and built through validating factories (Value::make, Binding::*,
+// Program::make); structural errors are UserErrors located at the offending binding.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "compiler/ir/diagnostics.h"
+#include "compiler/ir/dtype.h"
+#include "compiler/ir/sym.h"
+
+namespace difftest {
+
+struct OpDef;
+
+constexpr int kMaxRank = 8;
+
+struct TensorType {
+  DType dtype = DType::f32;
+  std::vector<sym::Expr> shape;
+
+  int rank() const { return static_cast<int>(shape.size()); }
+  bool is_static() const;                               // every dim is a constant
+  std::optional<std::vector<int64_t>> static_shape() const;
+  std::string str() const;                              // "f16[n, 640]"
+  friend bool operator==(const TensorType& a, const TensorType& b);  // structural
+};
+
+// ------------------------------------------------------------------------------- attributes
+
+// std::monostate is an optional attribute that is absent (e.g. `acc` when not written).
+using AttrValue = std::variant<std::monostate, int64_t, double, bool, std::string, DType, std::vector<int64_t>,
+                               sym::Expr, std::vector<sym::Expr>>;
+
+std::string attr_value_str(const AttrValue& v);  // text-form spelling
+
+class Attrs {
+ public:
+  Attrs() = default;
+  explicit Attrs(std::vector<std::pair<std::string, AttrValue>> items) : items_(std::move(items)) {}
+
+  bool has(std::string_view name) const;  // present and not absent
+  const AttrValue& get(std::string_view name) const;
+  int64_t get_int(std::string_view name) const;
+  double get_float(std::string_view name) const;
+  bool get_bool(std::string_view name) const;
+  const std::string& get_string(std::string_view name) const;
+  DType get_dtype(std::string_view name) const;
+  std::optional<DType> get_opt_dtype(std::string_view name) const;
+  const std::vector<int64_t>& get_ints(std::string_view name) const;
+  const sym::Expr& get_sym(std::string_view name) const;
+  const std::vector<sym::Expr>& get_syms(std::string_view name) const;
+
+  const std::vector<std::pair<std::string, AttrValue>>& items() const { return items_; }
+  friend bool operator==(const Attrs& a, const Attrs& b) { return a.items_ == b.items_; }
+
+ private:
+  std::vector<std::pair<std::string, AttrValue>> items_;
+};
+
+// ------------------------------------------------------------------------------- values
+
+struct ValueNode {
+  std::string name;
+  TensorType type;
+};
+
+// An SSA value. Identity is the node (two values with the same name in different programs are
+// different values).
+class Value {
+ public:
+  Value() = default;
+  static Value make(std::string name, TensorType type);  // validates the name: [A-Za-z0-9_]+
+
+  bool defined() const { return node_ != nullptr; }
+  const std::string& name() const { return node_->name; }
+  const TensorType& type() const { return node_->type; }
+  const ValueNode* get() const { return node_.get(); }
+  bool same_as(const Value& o) const { return node_ == o.node_; }
+
+ private:
+  explicit Value(std::shared_ptr<const ValueNode> n) : node_(std::move(n)) {}
+  std::shared_ptr<const ValueNode> node_;
+};
+
+bool is_valid_value_name(std::string_view name);
+
+// ------------------------------------------------------------------------------- constants
+
+// The value of a constant. Literals keep exact integers for integer/bool dtypes and doubles
+// for float dtypes (the element is the literal rounded to the dtype). Generated constants are
+// deterministic functions of (seed, flat index) — see reference/ for their materialization:
+//   uniform(lo, hi, seed=S)  floats uniform in [lo, hi); integers uniform in [lo, hi]
+//   normal(mean, std, seed=S) an Irwin-Hall approximation (sum of 12 uniforms), no libm
+struct ConstantInit {
+  enum class Kind { Literal, Uniform, Normal };
+  Kind kind = Kind::Literal;
+  std::vector<int64_t> int_values;   // Literal with an integer or bool dtype
+  std::vector<double> float_values;  // Literal with a float dtype
+  double p0 = 0, p1 = 0;             // uniform lo/hi, normal mean/std
+  uint64_t seed = 0;
+
+  friend bool operator==(const ConstantInit&, const ConstantInit&) = default;
+};
+
+// ------------------------------------------------------------------------------- bindings
+
+enum class BindingKind { Param, Const, Call };
+
+class Binding {
+ public:
+  static Binding param(Value v, SourceLoc loc = {});
+  static Binding constant(Value v, ConstantInit init, SourceLoc loc = {});
+  // Checks arity and result count against the op; `attrs` must come from make_attrs.
+  static Binding call(std::vector<Value> results, const OpDef* op, std::vector<Value> args, Attrs attrs,
+                      SourceLoc loc = {});
+
+  BindingKind kind() const { return kind_; }
+  bool is_call() const { return kind_ == BindingKind::Call; }
+  const std::vector<Value>& results() const { return results_; }
+  const Value& result() const;  // the only result
+  const ConstantInit& constant() const;
+  const OpDef& op() const;
+  const std::vector<Value>& args() const { return args_; }
+  const Attrs& attrs() const { return attrs_; }
+  const SourceLoc& loc() const { return loc_; }
+
+ private:
+  Binding() = default;
+  BindingKind kind_ = BindingKind::Param;
+  std::vector<Value> results_;
+  ConstantInit constant_;
+  const OpDef* op_ = nullptr;
+  std::vector<Value> args_;
+  Attrs attrs_;
+  SourceLoc loc_;
+};
+
+// ------------------------------------------------------------------------------- programs
+
+struct DimVar {
+  std::string name;
+  sym::Range range;
+};
+
+// Limits that keep every later stage's arithmetic in 64 bits and its memory bounded.
+constexpr int64_t kMaxDimVarValue = (int64_t{1} << 31) - 1;
+constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
+class Program {
+ public:
+  // Validates structure: a valid name, unique dim variables and value names, every operand
+  // and result defined by an earlier binding, at least one result.
+  static Program make(std::string name, std::vector<DimVar> dims, std::vector<Binding> bindings,
+                      std::vector<Value> outputs, SourceLoc loc = {});
+
+  const std::string& name() const { return data_->name; }
+  const std::vector<DimVar>& dims() const { return data_->dims; }
+  const std::vector<Binding>& bindings() const { return data_->bindings; }
+  const std::vector<Value>& outputs() const { return data_->outputs; }
+  const SourceLoc& loc() const { return data_->loc; }
+  sym::Ranges ranges() const;
+  std::vector<Value> params() const;
+  size_t num_calls() const;
+  bool same_as(const Program& o) const { return data_ == o.data_; }
+
+ private:
+  struct Data {
+    std::string name;
+    std::vector<DimVar> dims;
+    std::vector<Binding> bindings;
+    std::vector<Value> outputs;
+    SourceLoc loc;
+  };
+  std::shared_ptr<const Data> data_;
+};
+
+bool is_valid_identifier(std::string_view name);  // [A-Za-z_][A-Za-z0-9_]*
+
+}  // namespace difftest

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs whatever Debian packages are missing, then configures and builds difftest.
+#   scripts/setup.sh              release build in build/
+#   scripts/setup.sh --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/
+# Needs root or sudo only when a package is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ llvm-14-dev libeigen3-dev libopenblas-dev librapidcheck-dev nlohmann-json3-dev
+          libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev python3 python3-numpy)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+build_dir=build
+cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+if [ "${1:-}" = "--sanitize" ]; then
+  build_dir=build-asan
+  cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Debug -DDIFFTEST_SANITIZE=ON)
+elif [ -n "${1:-}" ]; then
+  echo "usage: scripts/setup.sh [--sanitize]" >&2
+  exit 2
+fi
+cmake -S . -B "$build_dir" "${cmake_args[@]}" > /dev/null
+cmake --build "$build_dir"
