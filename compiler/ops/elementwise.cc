@@ -118,7 +118,7 @@ void register_elementwise_ops(OpRegistry& r) {
   unary(r, "clip", Accepts::Numeric, "clamp to [min, max]",
         "y = min(max(x, min), max), with min and max converted to the dtype first (for integer dtypes they "
         "must be integers within its range). min <= max is required.",
-        {attr_float("min", 0.0, "lower bound"), attr_float("max", 1.0, "upper bound")}, [](const InferContext& ctx) {
+        {attr_float_required("min", "lower bound"), attr_float_required("max", "upper bound")}, [](const InferContext& ctx) {
           const double lo = ctx.attrs.get_float("min"), hi = ctx.attrs.get_float("max");
           if (lo > hi) fail(ctx, ErrorKind::Attribute, "min={} is greater than max={}", lo, hi);
           const DType t = input(ctx, 0).dtype;

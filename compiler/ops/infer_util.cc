@@ -141,6 +141,9 @@ AttrSpec attr_int_required(std::string name, std::string doc) {
 AttrSpec attr_float(std::string name, double def, std::string doc) {
   return AttrSpec{std::move(name), AttrKind::Float, false, def, {}, std::move(doc)};
 }
+AttrSpec attr_float_required(std::string name, std::string doc) {
+  return AttrSpec{std::move(name), AttrKind::Float, true, {}, {}, std::move(doc)};
+}
 AttrSpec attr_bool(std::string name, bool def, std::string doc) {
   return AttrSpec{std::move(name), AttrKind::Bool, false, def, {}, std::move(doc)};
 }

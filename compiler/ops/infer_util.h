@@ -52,6 +52,7 @@ DType accumulator(const InferContext& ctx, DType input);
 AttrSpec attr_int(std::string name, int64_t def, std::string doc);
 AttrSpec attr_int_required(std::string name, std::string doc);
 AttrSpec attr_float(std::string name, double def, std::string doc);
+AttrSpec attr_float_required(std::string name, std::string doc);
 AttrSpec attr_bool(std::string name, bool def, std::string doc);
 AttrSpec attr_string(std::string name, std::string def, std::vector<std::string> choices, std::string doc);
 AttrSpec attr_string_required(std::string name, std::vector<std::string> choices, std::string doc);
