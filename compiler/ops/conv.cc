@@ -9,10 +9,25 @@ struct Spatial {
   int64_t stride, padding, dilation;
 };
 
+// The checks every convolution shares: float operands of one dtype and the given rank.
+void require_conv_operands(const InferContext& ctx, int rank) {
+  require_float(ctx, 0);
+  require_same_dtype(ctx, 0, 1);
+  require_rank(ctx, 0, rank);
+  require_rank(ctx, 1, rank);
+  accumulator(ctx, input(ctx, 0).dtype);
+}
+
 void check_spatial(const InferContext& ctx, const Spatial& s) {
   if (s.stride < 1 || s.dilation < 1 || s.padding < 0 || s.stride > 4096 || s.dilation > 4096 || s.padding > 4096) {
     fail(ctx, ErrorKind::Attribute, "stride and dilation must be in [1, 4096] and padding in [0, 4096]");
   }
+}
+
+Spatial spatial_attrs(const InferContext& ctx) {
+  const Spatial s{ctx.attrs.get_int("stride"), ctx.attrs.get_int("padding"), ctx.attrs.get_int("dilation")};
+  check_spatial(ctx, s);
+  return s;
 }
 
 // (L + 2p - d*(K - 1) - 1) // s + 1
@@ -64,13 +79,8 @@ void add_conv1d(OpRegistry& r) {
   d.attrs = {attr_int("stride", 1, "step between output positions"), attr_int("padding", 0, "zeros on each side"),
              attr_int("dilation", 1, "spacing of kernel taps"), attr_int("groups", 1, "channel groups"), attr_acc()};
   d.infer = [](const InferContext& ctx) {
-    require_float(ctx, 0);
-    require_same_dtype(ctx, 0, 1);
-    require_rank(ctx, 0, 3);
-    require_rank(ctx, 1, 3);
-    accumulator(ctx, input(ctx, 0).dtype);
-    const Spatial s{ctx.attrs.get_int("stride"), ctx.attrs.get_int("padding"), ctx.attrs.get_int("dilation")};
-    check_spatial(ctx, s);
+    require_conv_operands(ctx, 3);
+    const Spatial s = spatial_attrs(ctx);
     const int64_t g = groups_of(ctx);
     const auto& x = input(ctx, 0).shape;
     const auto& w = input(ctx, 1).shape;
@@ -91,11 +101,7 @@ void add_conv2d(OpRegistry& r) {
   d.attrs = {attr_ints("stride", {1, 1}, "[sh, sw]"), attr_ints("padding", {0, 0}, "[ph, pw], zeros on each side"),
              attr_ints("dilation", {1, 1}, "[dh, dw]"), attr_int("groups", 1, "channel groups"), attr_acc()};
   d.infer = [](const InferContext& ctx) {
-    require_float(ctx, 0);
-    require_same_dtype(ctx, 0, 1);
-    require_rank(ctx, 0, 4);
-    require_rank(ctx, 1, 4);
-    accumulator(ctx, input(ctx, 0).dtype);
+    require_conv_operands(ctx, 4);
     const auto& stride = ctx.attrs.get_ints("stride");
     const auto& padding = ctx.attrs.get_ints("padding");
     const auto& dilation = ctx.attrs.get_ints("dilation");
@@ -131,13 +137,8 @@ void add_conv_transpose1d(OpRegistry& r) {
              attr_int("output_padding", 0, "extra positions at the end"), attr_int("dilation", 1, "kernel spacing"),
              attr_int("groups", 1, "channel groups"), attr_acc()};
   d.infer = [](const InferContext& ctx) {
-    require_float(ctx, 0);
-    require_same_dtype(ctx, 0, 1);
-    require_rank(ctx, 0, 3);
-    require_rank(ctx, 1, 3);
-    accumulator(ctx, input(ctx, 0).dtype);
-    const Spatial s{ctx.attrs.get_int("stride"), ctx.attrs.get_int("padding"), ctx.attrs.get_int("dilation")};
-    check_spatial(ctx, s);
+    require_conv_operands(ctx, 3);
+    const Spatial s = spatial_attrs(ctx);
     const int64_t op = ctx.attrs.get_int("output_padding");
     if (op < 0 || op >= std::max(s.stride, s.dilation)) {
       fail(ctx, ErrorKind::Attribute, "output_padding must be in [0, max(stride, dilation)), got {}", op);
