@@ -24,7 +24,7 @@ build_dir=build
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 if [ "${1:-}" = "--sanitize" ]; then
   build_dir=build-asan
-  cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Debug -DDIFFTEST_SANITIZE=ON)
+  cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDIFFTEST_SANITIZE=ON)
 elif [ -n "${1:-}" ]; then
   echo "usage: scripts/setup.sh [--sanitize]" >&2
   exit 2

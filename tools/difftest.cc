@@ -11,6 +11,9 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
 #include "fuzz/generator.h"
+#include "reference/inputs.h"
+#include "reference/reference.h"
+#include "reference/summary.h"
 
 namespace {
 
@@ -42,6 +45,38 @@ int run_check(const std::vector<std::string>& files, bool quiet) {
   return status;
 }
 
+struct EvalFlags {
+  std::string file, bind, mode = "f64", inputs_dir, dump_dir;
+  uint64_t seed = 0;
+};
+
+int run_eval(const EvalFlags& f) {
+  namespace ref = difftest::reference;
+  const difftest::Program p = difftest::parse_program_file(f.file);
+  difftest::verify(p);
+  const ref::Mode mode = ref::parse_mode(f.mode);
+  std::map<std::string, difftest::Tensor> inputs;
+  if (!f.inputs_dir.empty()) inputs = ref::load_inputs(p, f.inputs_dir);
+  const difftest::sym::Env env =
+      ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), f.inputs_dir.empty() ? nullptr : &inputs);
+  if (f.inputs_dir.empty()) inputs = ref::generate_inputs(p, env, f.seed);
+  const ref::Evaluation ev = ref::evaluate(p, env, inputs, mode);
+  fmt::print("@{} under {} ({} mode, inputs {})\n", p.name(), ref::binding_str(env), ref::mode_name(mode),
+             f.inputs_dir.empty() ? fmt::format("from seed {}", f.seed) : "from " + f.inputs_dir);
+  for (size_t i = 0; i < ev.outputs.size(); ++i) {
+    fmt::print("out {} %{}: {}\n", i, p.outputs()[i].name(), ref::summarize(ev.outputs[i], p.outputs()[i].type().dtype));
+  }
+  if (!f.dump_dir.empty()) {
+    ref::dump_tensors(f.dump_dir, inputs, ev.outputs,
+                      fmt::format("difftest eval {} --bind {} --mode {} --seed {}\noutputs of the reference interpreter "
+                                  "({} mode: {})",
+                                  f.file, ref::binding_str(env), ref::mode_name(mode), f.seed, ref::mode_name(mode),
+                                  mode == ref::Mode::F64 ? "floats as f64" : "declared dtypes"));
+    fmt::print("wrote {} inputs and {} outputs to {}\n", inputs.size(), ev.outputs.size(), f.dump_dir);
+  }
+  return kOk;
+}
+
 int run_list_ops(bool markdown) {
   if (markdown) {
     fmt::print("{}", difftest::ops_markdown());
@@ -68,6 +103,15 @@ int main(int argc, char** argv) {
   check->add_option("files", files, "IR files (.ir)")->required();
   check->add_flag("-q,--quiet", quiet, "print only errors");
 
+  auto* eval = app.add_subcommand("eval", "evaluate an IR file with the reference interpreter");
+  EvalFlags ef;
+  eval->add_option("file", ef.file, "IR file")->required();
+  eval->add_option("--bind", ef.bind, "dim values, e.g. n=5,m=3 (default: from --inputs shapes, else lower bounds)");
+  eval->add_option("--seed", ef.seed, "seed of the generated inputs");
+  eval->add_option("--mode", ef.mode, "f64 (default) or native")->check(CLI::IsMember({"f64", "native"}));
+  eval->add_option("--inputs", ef.inputs_dir, "read inputs from DIR/in_<name>.npy instead of generating them");
+  eval->add_option("--dump", ef.dump_dir, "write inputs and outputs as .npy files to DIR");
+
   auto* list_ops = app.add_subcommand("list-ops", "list the op registry");
   bool markdown = false;
   list_ops->add_flag("--markdown", markdown, "print the full reference (docs/ops.md)");
@@ -86,6 +130,7 @@ int main(int argc, char** argv) {
   try {
     if (check->parsed()) return run_check(files, quiet);
     if (list_ops->parsed()) return run_list_ops(markdown);
+    if (eval->parsed()) return run_eval(ef);
     if (*seed_opt) return run_seed(seed);
     fmt::print(stderr, "{}", app.help());
     return kBadInput;

@@ -169,6 +169,7 @@ void add_upsample(OpRegistry& r) {
   d.attrs = {attr_int("scale", 2, "integer scale factor, >= 1")};
   d.pattern = OpPattern::Injective;
   d.infer = [](const InferContext& ctx) {
+    require_float(ctx, 0);
     require_rank(ctx, 0, 3);
     const int64_t s = ctx.attrs.get_int("scale");
     if (s < 1 || s > 4096) fail(ctx, ErrorKind::Attribute, "scale must be in [1, 4096], got {}", s);

@@ -1,0 +1,148 @@
+#include "compiler/tensor/float_format.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "compiler/ir/diagnostics.h"
+
+namespace difftest {
+
+namespace {
+
+struct Format {
+  int precision;  // significand bits, the implicit one included
+  int emin;       // exponent of the smallest normal: 2^emin
+  int emax;       // exponent of the largest finite: < 2^(emax + 1)
+};
+
+constexpr Format kF16{11, -14, 15};
+constexpr Format kBf16{8, -126, 127};
+constexpr Format kF32{24, -126, 127};
+
+// Rounds a finite, non-negative double to the format (ties to even). Scaling by powers of two
+// is exact, so nearbyint (round-half-even in the default rounding mode) does the only rounding.
+double round_magnitude(double a, const Format& f) {
+  if (a == 0) return 0;
+  int e;
+  std::frexp(a, &e);  // a = m * 2^e with m in [0.5, 1): a's exponent is e - 1
+  int exponent = std::max(e - 1, f.emin);
+  const double quantum = std::ldexp(1.0, exponent - (f.precision - 1));
+  const double q = std::nearbyint(a / quantum);
+  const double r = q * quantum;
+  const double max_finite = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+  if (r > max_finite) return std::numeric_limits<double>::infinity();
+  return r;
+}
+
+double round_to(double v, const Format& f) {
+  if (std::isnan(v) || std::isinf(v)) return v;
+  const double r = round_magnitude(std::fabs(v), f);
+  return std::signbit(v) ? -r : r;
+}
+
+}  // namespace
+
+double round_to_float_dtype(double v, DType t) {
+  switch (t) {
+    case DType::f64: return v;
+    case DType::f32:
+      // In range the hardware conversion rounds once (RNE); beyond it C++ leaves it undefined.
+      if (std::fabs(v) <= std::numeric_limits<float>::max()) return static_cast<double>(static_cast<float>(v));
+      return round_to(v, kF32);
+    case DType::f16: return round_to(v, kF16);
+    case DType::bf16: return round_to(v, kBf16);
+    default: break;
+  }
+  DT_CHECK(false, "round_to_float_dtype with a non-float dtype");
+  return v;
+}
+
+double round_int_to_float_dtype(int64_t x, DType t) {
+  if (t == DType::f64 || (x > -(int64_t{1} << 53) && x < (int64_t{1} << 53))) {
+    if (t == DType::f64) {
+      return static_cast<double>(x);  // one rounding to 53 bits
+    }
+    return round_to_float_dtype(static_cast<double>(x), t);  // exact in double, then one rounding
+  }
+  // |x| >= 2^53: round the magnitude to the target precision with integer arithmetic.
+  const int precision = t == DType::f32 ? kF32.precision : t == DType::f16 ? kF16.precision : kBf16.precision;
+  const bool negative = x < 0;
+  uint64_t m = negative ? uint64_t{0} - static_cast<uint64_t>(x) : static_cast<uint64_t>(x);
+  const int bits = 64 - __builtin_clzll(m);
+  const int drop = bits - precision;
+  uint64_t kept = m >> drop;
+  const uint64_t rest = m & ((uint64_t{1} << drop) - 1);
+  const uint64_t half = uint64_t{1} << (drop - 1);
+  if (rest > half || (rest == half && (kept & 1))) ++kept;
+  double r = std::ldexp(static_cast<double>(kept), drop);  // exact: kept has <= 25 bits
+  if (t == DType::f16) r = std::numeric_limits<double>::infinity();  // far above 65504
+  return negative ? -r : r;
+}
+
+uint16_t f16_bits(double v) {
+  const double r = round_to(v, kF16);
+  const uint16_t sign = std::signbit(r) ? 0x8000 : 0;
+  if (std::isnan(r)) return sign | 0x7e00;
+  const double a = std::fabs(r);
+  if (std::isinf(a)) return sign | 0x7c00;
+  if (a < std::ldexp(1.0, kF16.emin)) {
+    return sign | static_cast<uint16_t>(a * std::ldexp(1.0, 24));  // subnormal: multiples of 2^-24
+  }
+  int e;
+  const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  const auto mantissa = static_cast<uint16_t>((m * 2 - 1) * 1024);
+  return sign | static_cast<uint16_t>((e - 1 + 15) << 10) | mantissa;
+}
+
+double f16_value(uint16_t bits) {
+  const double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  const int exponent = (bits >> 10) & 0x1f;
+  const int mantissa = bits & 0x3ff;
+  if (exponent == 0x1f) return mantissa ? std::numeric_limits<double>::quiet_NaN() : sign * INFINITY;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
+  return sign * std::ldexp(1024 + mantissa, exponent - 25);
+}
+
+uint16_t bf16_bits(double v) {
+  const double r = round_to(v, kBf16);
+  if (std::isnan(r)) return std::signbit(r) ? 0xffc0 : 0x7fc0;
+  const float f = static_cast<float>(r);  // exact: r is representable in bf16, hence in f32
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+double bf16_value(uint16_t bits) {
+  const uint32_t u = static_cast<uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return static_cast<double>(f);
+}
+
+int64_t float_to_int_dtype(double v, DType t) {
+  if (t == DType::boolean) return v != 0 ? 1 : 0;
+  if (std::isnan(v)) return 0;
+  const double lo = static_cast<double>(int_min(t));
+  const double hi = static_cast<double>(int_max(t));
+  const double truncated = std::trunc(v);
+  if (truncated <= lo) return int_min(t);
+  if (truncated >= hi) return int_max(t);  // for i64, hi rounds up to 2^63: saturate before converting
+  return static_cast<int64_t>(truncated);
+}
+
+int64_t wrap_to_int_dtype(int64_t x, DType t) {
+  switch (t) {
+    case DType::boolean: return x != 0 ? 1 : 0;
+    case DType::i64: return x;
+    case DType::i32: return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(x)));
+    case DType::i8: return static_cast<int8_t>(static_cast<uint8_t>(static_cast<uint64_t>(x)));
+    case DType::u8: return static_cast<uint8_t>(static_cast<uint64_t>(x));
+    case DType::u32: return static_cast<uint32_t>(static_cast<uint64_t>(x));
+    default: break;
+  }
+  DT_CHECK(false, "wrap_to_int_dtype with a float dtype");
+  return 0;
+}
+
+}  // namespace difftest

@@ -1,0 +1,43 @@
+// Inputs for evaluating a program: generated deterministically from a seed, or read from a
+// directory of .npy files; and the binding of the dim variables.
+//
+// Generated values are exactly representable in every float dtype (multiples of 1/8 with
+// small magnitude), chosen per parameter from how the program uses it:
+//   default        floats k/8 in [-2, 2]; signed ints in [-8, 8]; unsigned in [0, 15]; bool 0/1
+//   positive       operand of log, sqrt, rsqrt, or the base of pow: k/8 in [1/4, 2]
+//   nonzero        divisor of div, floor_divide, floor_mod: +-k/8 in [1/2, 2]
+//   index          take's indices: integers in [0, d) for the gathered dim d
+//   quantized      dequantize's packed weights and scales, when both are parameters: produced
+//                  by quantizing generated float weights with the op's format (so they are the
+//                  codes a real model would hold)
+// Each parameter draws from its own stream: splitmix64(seed ^ fnv1a(name), element).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "compiler/ir/ir.h"
+#include "compiler/tensor/tensor.h"
+
+namespace difftest::reference {
+
+std::map<std::string, Tensor> generate_inputs(const Program& p, const sym::Env& env, uint64_t seed);
+
+// Reads DIR/in_<name>.npy for every parameter (UserError naming the missing or bad file).
+std::map<std::string, Tensor> load_inputs(const Program& p, const std::string& dir);
+
+// "n=5,m=3" -> {n: 5, m: 3}; UserError(Usage) naming `flag` on malformed text.
+sym::Env parse_binding(const std::string& text, const std::string& flag);
+
+// Completes `given` for every dim variable: from parameter shapes in `inputs` where a dim is a
+// bare variable, otherwise the variable's lower bound. UserError when values conflict or fall
+// outside a range.
+sym::Env resolve_binding(const Program& p, const sym::Env& given, const std::map<std::string, Tensor>* inputs);
+
+// The standard bindings to evaluate a program under: all variables at their lower bounds
+// (usually 1); then each variable in turn at an odd middle value and at its maximum, the
+// others at their lower bounds; then all at their maxima. Deterministic, duplicate-free.
+std::vector<sym::Env> standard_bindings(const Program& p);
+
+}  // namespace difftest::reference

@@ -1,0 +1,85 @@
+// What every reference kernel sees, and the helpers they share. Internal to reference/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/tensor/float_format.h"
+#include "compiler/tensor/tensor.h"
+#include "reference/reference.h"
+
+namespace difftest::reference {
+
+// Rounds to a dtype in Native mode; the identity in F64 mode (and for non-float dtypes).
+struct Rounder {
+  DType dtype = DType::f64;
+  bool active = false;
+  double operator()(double x) const { return active ? round_to_float_dtype(x, dtype) : x; }
+};
+
+struct KernelContext {
+  const Binding& binding;
+  std::vector<const Tensor*> args;
+  const sym::Env& env;
+  Mode mode;
+
+  const Attrs& attrs() const { return binding.attrs(); }
+  const Tensor& arg(size_t i) const { return *args.at(i); }
+  bool has_arg(size_t i) const { return i < args.size(); }
+  DType declared(size_t result = 0) const { return binding.results().at(result).type().dtype; }
+  DType arg_declared(size_t i) const { return binding.args().at(i).type().dtype; }
+  DType storage(DType t) const { return storage_dtype(t, mode); }
+  // The op's `acc` attribute, or the operand dtype when absent.
+  DType acc(DType operand) const;
+  Rounder rounder(DType t) const { return Rounder{t, mode == Mode::Native && is_float(t)}; }
+  int64_t eval(const sym::Expr& e) const;
+
+  // A result tensor of the declared dtype (stored per the mode) from doubles / integers.
+  Tensor floats(size_t result, std::vector<int64_t> shape, const std::vector<double>& v) const {
+    return Tensor::from_doubles(storage(declared(result)), std::move(shape), v);
+  }
+  Tensor ints(size_t result, std::vector<int64_t> shape, const std::vector<int64_t>& v) const {
+    return Tensor::from_ints(declared(result), std::move(shape), v);
+  }
+};
+
+using Kernel = std::vector<Tensor> (*)(const KernelContext&);
+
+class KernelTable {
+ public:
+  static const KernelTable& get();
+  const Kernel* find(const std::string& op) const;
+  void add(const std::string& op, Kernel k);
+  std::vector<std::string> names() const;
+
+ private:
+  std::vector<std::pair<std::string, Kernel>> kernels_;
+};
+
+void register_elementwise_kernels(KernelTable& t);
+void register_reduction_kernels(KernelTable& t);
+void register_linalg_kernels(KernelTable& t);
+void register_normalization_kernels(KernelTable& t);
+void register_shape_kernels(KernelTable& t);
+void register_creation_kernels(KernelTable& t);
+void register_attention_kernels(KernelTable& t);
+void register_quantization_kernels(KernelTable& t);
+void register_conv_kernels(KernelTable& t);
+
+// ----------------------------------------------------------------------------- indexing
+
+int normalize_axis(int64_t axis, int rank);
+std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+// For every flat index of `out`, the flat index into a tensor of shape `in` broadcast to it.
+std::vector<int64_t> broadcast_index(const std::vector<int64_t>& in, const std::vector<int64_t>& out);
+// Splits a shape around `axis` into (outer, extent, inner) element counts.
+struct AxisSplit {
+  int64_t outer, extent, inner;
+};
+AxisSplit split_at(const std::vector<int64_t>& shape, int axis);
+
+// Sequential sum with a rounding after every addition (exact in F64 mode up to double).
+double rounded_sum(const double* x, int64_t n, int64_t stride, const Rounder& r);
+
+}  // namespace difftest::reference

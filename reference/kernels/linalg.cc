@@ -1,0 +1,100 @@
+// Reference matmul and linear, from compiler/ops/linalg.cc, on OpenBLAS:
+//   F64 mode, or acc=f64      cblas_dgemm on the exact operand values
+//   Native mode with acc=f32  cblas_sgemm (f16/bf16 operands are exact in f32)
+//   Native mode, narrow acc   a sequential loop rounding to the accumulator after every
+//                             product and sum (f16 accumulating in f16, as declared)
+// OpenBLAS runs single-threaded here so results do not depend on the machine's core count.
+#include <cblas.h>
+
+#include <mutex>
+
+#include "reference/kernel.h"
+#include "reference/kernels/gemm.h"
+
+namespace difftest::reference {
+
+void gemm(const KernelContext& c, DType acc, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a,
+          const double* b, double* out) {
+  static std::once_flag single_thread;
+  std::call_once(single_thread, [] { openblas_set_num_threads(1); });
+  const auto lda = static_cast<int>(ta ? m : k), ldb = static_cast<int>(tb ? k : n);
+  const auto tra = ta ? CblasTrans : CblasNoTrans, trb = tb ? CblasTrans : CblasNoTrans;
+  const auto M = static_cast<int>(m), N = static_cast<int>(n), K = static_cast<int>(k);
+  if (c.mode == Mode::F64 || acc == DType::f64) {
+    cblas_dgemm(CblasRowMajor, tra, trb, M, N, K, 1.0, a, lda, b, ldb, 0.0, out, N);
+    return;
+  }
+  if (acc == DType::f32) {
+    std::vector<float> fa(a, a + m * k), fb(b, b + k * n), fc(static_cast<size_t>(m * n));
+    cblas_sgemm(CblasRowMajor, tra, trb, M, N, K, 1.0f, fa.data(), lda, fb.data(), ldb, 0.0f, fc.data(), N);
+    for (size_t i = 0; i < fc.size(); ++i) out[i] = fc[i];
+    return;
+  }
+  const Rounder rd = c.rounder(acc);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const double x = ta ? a[p * m + i] : a[i * k + p];
+        const double y = tb ? b[j * k + p] : b[p * n + j];
+        s = rd(s + rd(x * y));
+      }
+      out[i * n + j] = s;
+    }
+  }
+}
+
+namespace {
+
+std::vector<Tensor> matmul(const KernelContext& c) {
+  const Tensor &a = c.arg(0), &b = c.arg(1);
+  const bool ta = c.attrs().get_bool("transpose_a"), tb = c.attrs().get_bool("transpose_b");
+  const auto& as = a.shape();
+  const auto& bs = b.shape();
+  const int64_t m = ta ? as[as.size() - 1] : as[as.size() - 2];
+  const int64_t k = ta ? as[as.size() - 2] : as[as.size() - 1];
+  const int64_t n = tb ? bs[bs.size() - 2] : bs[bs.size() - 1];
+  DT_CHECK(k == (tb ? bs[bs.size() - 1] : bs[bs.size() - 2]), "matmul K mismatch");
+  const std::vector<int64_t> a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
+  std::vector<int64_t> batch = broadcast_shape(a_batch, b_batch);
+  const auto ia = broadcast_index(a_batch, batch), ib = broadcast_index(b_batch, batch);
+  const std::vector<double> x = a.to_doubles(), y = b.to_doubles();
+  std::vector<double> out(ia.size() * static_cast<size_t>(m * n));
+  const DType acc = c.acc(c.declared());
+  for (size_t t = 0; t < ia.size(); ++t) {
+    gemm(c, acc, ta, tb, m, n, k, x.data() + ia[t] * m * k, y.data() + ib[t] * k * n,
+         out.data() + static_cast<int64_t>(t) * m * n);
+  }
+  batch.push_back(m);
+  batch.push_back(n);
+  return {c.floats(0, batch, out)};
+}
+
+std::vector<Tensor> linear(const KernelContext& c) {
+  const Tensor &x = c.arg(0), &w = c.arg(1);
+  const int64_t k = x.shape().back(), n = w.shape()[0];
+  const int64_t rows = x.numel() / k;
+  const std::vector<double> xv = x.to_doubles(), wv = w.to_doubles();
+  std::vector<double> out(static_cast<size_t>(rows * n));
+  const DType acc = c.acc(c.declared());
+  gemm(c, acc, false, true, rows, n, k, xv.data(), wv.data(), out.data());
+  if (c.has_arg(2)) {
+    const std::vector<double> bias = c.arg(2).to_doubles();
+    const Rounder rd = c.rounder(acc);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < n; ++j) out[static_cast<size_t>(r * n + j)] = rd(out[static_cast<size_t>(r * n + j)] + bias[static_cast<size_t>(j)]);
+    }
+  }
+  std::vector<int64_t> shape(x.shape().begin(), x.shape().end() - 1);
+  shape.push_back(n);
+  return {c.floats(0, shape, out)};
+}
+
+}  // namespace
+
+void register_linalg_kernels(KernelTable& t) {
+  t.add("matmul", matmul);
+  t.add("linear", linear);
+}
+
+}  // namespace difftest::reference
