@@ -6,6 +6,7 @@
 
 #include "compiler/ir/ir.h"
 #include "compiler/tensor/float_format.h"
+#include "compiler/tensor/indexing.h"
 #include "compiler/tensor/tensor.h"
 #include "reference/reference.h"
 
@@ -66,18 +67,6 @@ void register_creation_kernels(KernelTable& t);
 void register_attention_kernels(KernelTable& t);
 void register_quantization_kernels(KernelTable& t);
 void register_conv_kernels(KernelTable& t);
-
-// ----------------------------------------------------------------------------- indexing
-
-int normalize_axis(int64_t axis, int rank);
-std::vector<int64_t> broadcast_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
-// For every flat index of `out`, the flat index into a tensor of shape `in` broadcast to it.
-std::vector<int64_t> broadcast_index(const std::vector<int64_t>& in, const std::vector<int64_t>& out);
-// Splits a shape around `axis` into (outer, extent, inner) element counts.
-struct AxisSplit {
-  int64_t outer, extent, inner;
-};
-AxisSplit split_at(const std::vector<int64_t>& shape, int axis);
 
 // Sequential sum with a rounding after every addition (exact in F64 mode up to double).
 double rounded_sum(const double* x, int64_t n, int64_t stride, const Rounder& r);

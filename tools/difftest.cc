@@ -4,16 +4,19 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
+#include "compiler/tensor/npy.h"
 #include "fuzz/generator.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
 #include "reference/summary.h"
+#include "tolerance/compare.h"
 
 namespace {
 
@@ -46,9 +49,18 @@ int run_check(const std::vector<std::string>& files, bool quiet) {
 }
 
 struct EvalFlags {
-  std::string file, bind, mode = "f64", inputs_dir, dump_dir;
+  std::string file, bind, mode = "f64", inputs_dir, dump_dir, bound_mode = "deterministic";
   uint64_t seed = 0;
+  bool bounds = false, every_value = false;
+  double lambda = 6;
 };
+
+difftest::tolerance::Options tolerance_options(const EvalFlags& f) {
+  difftest::tolerance::Options o;
+  o.mode = difftest::tolerance::parse_bound_mode(f.bound_mode);
+  o.lambda = f.lambda;
+  return o;
+}
 
 int run_eval(const EvalFlags& f) {
   namespace ref = difftest::reference;
@@ -66,6 +78,23 @@ int run_eval(const EvalFlags& f) {
   for (size_t i = 0; i < ev.outputs.size(); ++i) {
     fmt::print("out {} %{}: {}\n", i, p.outputs()[i].name(), ref::summarize(ev.outputs[i], p.outputs()[i].type().dtype));
   }
+  if (f.bounds) {
+    const auto bp = difftest::tolerance::bound_program(p, env, inputs, tolerance_options(f));
+    if (bp.invalid) {
+      fmt::print("bounds: the program is invalid under this binding: {}\n", bp.invalid_reason);
+      return kBadInput;
+    }
+    for (size_t i = 0; i < bp.outputs.size(); ++i) {
+      fmt::print("out {} %{}: {}\n", i, p.outputs()[i].name(), difftest::tolerance::bound_summary(*bp.outputs[i]));
+    }
+    if (f.every_value) {
+      for (const auto& b : p.bindings()) {
+        for (const auto& v : b.results()) {
+          fmt::print("  %{}: {}\n", v.name(), difftest::tolerance::bound_summary(bp.values.at(v.get())));
+        }
+      }
+    }
+  }
   if (!f.dump_dir.empty()) {
     ref::dump_tensors(f.dump_dir, inputs, ev.outputs,
                       fmt::format("difftest eval {} --bind {} --mode {} --seed {}\noutputs of the reference interpreter "
@@ -75,6 +104,61 @@ int run_eval(const EvalFlags& f) {
     fmt::print("wrote {} inputs and {} outputs to {}\n", inputs.size(), ev.outputs.size(), f.dump_dir);
   }
   return kOk;
+}
+
+struct CompareFlags {
+  EvalFlags eval;
+  std::string got_dir;
+  bool json = false;
+};
+
+int run_compare(const CompareFlags& cf) {
+  namespace ref = difftest::reference;
+  namespace tol = difftest::tolerance;
+  const EvalFlags& f = cf.eval;
+  const difftest::Program p = difftest::parse_program_file(f.file);
+  difftest::verify(p);
+  std::map<std::string, difftest::Tensor> inputs;
+  bool have_inputs = false;
+  for (const auto& v : p.params()) {
+    have_inputs = have_inputs || std::filesystem::exists(std::filesystem::path(cf.got_dir) / ("in_" + v.name() + ".npy"));
+  }
+  if (have_inputs) inputs = ref::load_inputs(p, cf.got_dir);
+  const difftest::sym::Env env =
+      ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), have_inputs ? &inputs : nullptr);
+  if (!have_inputs) inputs = ref::generate_inputs(p, env, f.seed);
+  std::vector<difftest::Tensor> got;
+  for (size_t i = 0; i < p.outputs().size(); ++i) {
+    const auto path = std::filesystem::path(cf.got_dir) / fmt::format("out_{}.npy", i);
+    if (!std::filesystem::exists(path)) {
+      throw difftest::UserError(difftest::ErrorKind::Io, fmt::format("missing candidate output '{}'", path.string()));
+    }
+    got.push_back(difftest::read_npy(path.string()));
+  }
+  const tol::Options opt = tolerance_options(f);
+  const auto bp = tol::bound_program(p, env, inputs, opt);
+  if (bp.invalid) {
+    throw difftest::UserError(difftest::ErrorKind::Evaluation,
+                              fmt::format("the reference is not finite under {}: {}", ref::binding_str(env), bp.invalid_reason));
+  }
+  const tol::Comparison c = tol::compare_outputs(p, bp, got, opt);
+  if (cf.json) {
+    nlohmann::json j = c.to_json();
+    j["program"] = p.name();
+    j["binding"] = env;
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("@{} under {} ({} bounds, safety {})\n", p.name(), ref::binding_str(env), tol::bound_mode_name(opt.mode),
+               opt.safety);
+    for (const auto& o : c.outputs) {
+      fmt::print("out {} {}: {} compared={} uncertain={} failing={} worst ratio={:.3g} at [{}] got={:.9g} want={:.9g} "
+                 "bound={:.3g}\n",
+                 o.index, o.name, o.passed() ? "ok" : "MISMATCH", o.compared, o.uncertain, o.failing, o.worst_ratio,
+                 fmt::join(o.worst_index, ", "), o.got, o.want, o.bound);
+    }
+    fmt::print("verdict: {}\n", c.passed() ? "ok" : "mismatch");
+  }
+  return c.passed() ? kOk : kFailure;
 }
 
 int run_list_ops(bool markdown) {
@@ -111,6 +195,20 @@ int main(int argc, char** argv) {
   eval->add_option("--mode", ef.mode, "f64 (default) or native")->check(CLI::IsMember({"f64", "native"}));
   eval->add_option("--inputs", ef.inputs_dir, "read inputs from DIR/in_<name>.npy instead of generating them");
   eval->add_option("--dump", ef.dump_dir, "write inputs and outputs as .npy files to DIR");
+  eval->add_flag("--bounds", ef.bounds, "also print the error bounds of every output");
+  eval->add_flag("--every-value", ef.every_value, "with --bounds: the bounds of every intermediate value too");
+  eval->add_option("--bound-mode", ef.bound_mode, "deterministic (default), probabilistic or pairwise");
+  eval->add_option("--lambda", ef.lambda, "confidence multiplier of the probabilistic bound (default 6)");
+
+  auto* compare = app.add_subcommand("compare", "compare .npy outputs of any implementation with the bounded reference");
+  CompareFlags cf;
+  compare->add_option("file", cf.eval.file, "IR file")->required();
+  compare->add_option("--got", cf.got_dir, "directory with out_<i>.npy (and optionally in_<name>.npy)")->required();
+  compare->add_option("--bind", cf.eval.bind, "dim values when the inputs are generated");
+  compare->add_option("--seed", cf.eval.seed, "seed of the generated inputs (when DIR has no in_*.npy)");
+  compare->add_option("--bound-mode", cf.eval.bound_mode, "deterministic (default), probabilistic or pairwise");
+  compare->add_option("--lambda", cf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)");
+  compare->add_flag("--json", cf.json, "print the comparison as JSON");
 
   auto* list_ops = app.add_subcommand("list-ops", "list the op registry");
   bool markdown = false;
@@ -131,6 +229,7 @@ int main(int argc, char** argv) {
     if (check->parsed()) return run_check(files, quiet);
     if (list_ops->parsed()) return run_list_ops(markdown);
     if (eval->parsed()) return run_eval(ef);
+    if (compare->parsed()) return run_compare(cf);
     if (*seed_opt) return run_seed(seed);
     fmt::print(stderr, "{}", app.help());
     return kBadInput;

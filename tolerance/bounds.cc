@@ -1,0 +1,148 @@
+#include "tolerance/bounds.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <mutex>
+
+#include "compiler/ir/diagnostics.h"
+#include "compiler/ops/op.h"
+#include "reference/kernel.h"
+#include "reference/reference.h"
+
+namespace difftest::tolerance {
+
+size_t Bounded::uncertain_count() const {
+  size_t n = 0;
+  for (uint8_t u : uncertain) n += u;
+  return n;
+}
+
+DType RuleContext::acc(DType operand) const {
+  const AttrValue& v = attrs().get("acc");
+  return std::holds_alternative<DType>(v) ? std::get<DType>(v) : operand;
+}
+
+std::vector<Tensor> RuleContext::kernel(const std::vector<Tensor>& args) const {
+  const reference::Kernel* k = reference::KernelTable::get().find(binding.op().name);
+  DT_CHECK(k != nullptr, fmt::format("no reference kernel for {}", binding.op().name));
+  reference::KernelContext ctx{binding, {}, env, reference::Mode::F64};
+  for (const auto& a : args) ctx.args.push_back(&a);
+  return (*k)(ctx);
+}
+
+Tensor as_f64(const std::vector<double>& v, const std::vector<int64_t>& shape) {
+  return Tensor::from_doubles(DType::f64, shape, v);
+}
+
+Tensor magnitude(const Bounded& b, bool with_error) {
+  std::vector<double> m(b.ref.size());
+  for (size_t i = 0; i < m.size(); ++i) m[i] = std::fabs(b.ref[i]) + (with_error ? b.err[i] : 0);
+  return as_f64(m, b.shape());
+}
+
+Tensor errors(const Bounded& b) { return as_f64(b.err, b.shape()); }
+
+Tensor squares(const Bounded& b, bool of_errors) {
+  std::vector<double> m(b.ref.size());
+  for (size_t i = 0; i < m.size(); ++i) m[i] = of_errors ? b.err[i] * b.err[i] : b.ref[i] * b.ref[i];
+  return as_f64(m, b.shape());
+}
+
+Tensor indicator(const Bounded& b) {
+  // In the operand's dtype class, so kernels that branch on integer operands accept it.
+  if (!is_float(b.dtype)) {
+    std::vector<int64_t> m(b.uncertain.begin(), b.uncertain.end());
+    return Tensor::from_ints(DType::i64, b.shape(), m);
+  }
+  std::vector<double> m(b.uncertain.begin(), b.uncertain.end());
+  return as_f64(m, b.shape());
+}
+
+void mark_uncertain(Bounded& out, const Tensor& dependence) {
+  DT_CHECK(dependence.numel() == out.numel(), "uncertainty dependence has the wrong size");
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    if (dependence.get(i) != 0) out.uncertain[static_cast<size_t>(i)] = 1;
+  }
+}
+
+namespace {
+
+std::vector<std::pair<std::string, Rule>>& rule_table() {
+  static std::vector<std::pair<std::string, Rule>> table;
+  return table;
+}
+
+void register_all() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    register_elementwise_rules();
+    register_reduction_linalg_rules();
+    register_normalization_rules();
+    register_data_movement_rules();
+    register_attention_rules();
+    register_quantization_rules();
+    register_conv_rules();
+  });
+}
+
+Bounded exact_value(const Tensor& t, DType declared) {
+  Bounded b;
+  b.dtype = declared;
+  b.exact = t;
+  b.ref = t.to_doubles();
+  b.err.assign(b.ref.size(), 0);
+  b.uncertain.assign(b.ref.size(), 0);
+  return b;
+}
+
+}  // namespace
+
+void add_rule(const std::string& op, Rule r) {
+  for (const auto& [name, rule] : rule_table()) DT_CHECK(name != op, fmt::format("rule for '{}' added twice", op));
+  rule_table().emplace_back(op, r);
+}
+
+const Rule* find_rule(const std::string& op) {
+  register_all();
+  for (const auto& [name, rule] : rule_table()) {
+    if (name == op) return &rule;
+  }
+  return nullptr;
+}
+
+BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
+                             const Options& opt) {
+  const reference::Evaluation ev = reference::evaluate(p, env, inputs, reference::Mode::F64);
+  BoundedProgram out;
+  for (const auto& b : p.bindings()) {
+    for (const auto& v : b.results()) {
+      const Tensor& t = ev.values.at(v.get());
+      if (!is_float(t.dtype())) continue;
+      for (int64_t i = 0; i < t.numel() && !out.invalid; ++i) {
+        if (!std::isfinite(t.get(i))) {
+          out.invalid = true;
+          out.invalid_reason = fmt::format("%{} = {} is not finite at element {} in the reference",
+                                           v.name(), b.is_call() ? b.op().name : "input", i);
+        }
+      }
+    }
+  }
+  if (out.invalid) return out;
+  for (const auto& b : p.bindings()) {
+    std::vector<Bounded> results;
+    for (const auto& v : b.results()) results.push_back(exact_value(ev.values.at(v.get()), v.type().dtype));
+    if (b.is_call()) {
+      const Rule* rule = find_rule(b.op().name);
+      DT_CHECK(rule != nullptr, fmt::format("no error rule for op '{}'", b.op().name));
+      RuleContext ctx{b, {}, results, env, opt};
+      for (const auto& a : b.args()) ctx.in.push_back(&out.values.at(a.get()));
+      (*rule)(ctx);
+    }
+    for (size_t i = 0; i < results.size(); ++i) out.values[b.results()[i].get()] = std::move(results[i]);
+  }
+  for (const auto& o : p.outputs()) out.outputs.push_back(&out.values.at(o.get()));
+  return out;
+}
+
+}  // namespace difftest::tolerance

@@ -1,0 +1,173 @@
+#include "tolerance/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "compiler/ir/diagnostics.h"
+
+namespace difftest::tolerance {
+
+namespace {
+
+std::vector<int64_t> coords(int64_t flat, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> c(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    c[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return c;
+}
+
+// The shared loop: element i passes when |x_i - y_i| <= safety * allowance_i + tiny.
+template <typename X, typename Y, typename E>
+OutputComparison run(const Bounded& ref, X x, Y y, E allowance, const Options& opt) {
+  OutputComparison c;
+  c.dtype = ref.dtype;
+  c.exact = !is_float(ref.dtype);
+  const double tiny = smallest_normal(ref.dtype);
+  bool have_worst = false;
+  for (int64_t i = 0; i < ref.numel(); ++i) {
+    const auto k = static_cast<size_t>(i);
+    if (ref.uncertain[k]) {
+      ++c.uncertain;
+      continue;
+    }
+    ++c.compared;
+    const double a = x(i), b = y(i), e = allowance(i);
+    const double diff = std::fabs(a - b);
+    double ratio;
+    bool fail;
+    if (c.exact) {
+      fail = !(a == b);
+      ratio = fail ? std::numeric_limits<double>::infinity() : 0;
+    } else {
+      fail = !(diff <= opt.safety * e + tiny);  // NaN fails
+      ratio = e > 0 ? diff / e : (diff <= tiny ? 0 : std::numeric_limits<double>::infinity());
+      if (std::isnan(diff)) ratio = std::numeric_limits<double>::infinity();
+    }
+    c.failing += fail;
+    if (!have_worst || ratio > c.worst_ratio) {
+      have_worst = true;
+      c.worst_ratio = ratio;
+      c.worst_index = coords(i, ref.shape());
+      c.got = a;
+      c.want = b;
+      c.bound = e;
+    }
+  }
+  return c;
+}
+
+void check_shape(const Bounded& ref, const Tensor& got) {
+  if (got.shape() != ref.shape()) {
+    throw UserError(ErrorKind::Shape, fmt::format("candidate has shape {}, the reference {}", shape_str(got.shape()),
+                                                  shape_str(ref.shape())));
+  }
+}
+
+nlohmann::json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+}  // namespace
+
+OutputComparison compare_output(const Bounded& ref, const Tensor& got, const Options& opt) {
+  check_shape(ref, got);
+  return run(
+      ref, [&](int64_t i) { return got.get(i); }, [&](int64_t i) { return ref.ref[static_cast<size_t>(i)]; },
+      [&](int64_t i) { return ref.err[static_cast<size_t>(i)]; }, opt);
+}
+
+OutputComparison compare_candidates(const Bounded& ref, const Tensor& a, const Tensor& b, const Options& opt) {
+  check_shape(ref, a);
+  check_shape(ref, b);
+  return run(
+      ref, [&](int64_t i) { return a.get(i); }, [&](int64_t i) { return b.get(i); },
+      [&](int64_t i) { return 2 * ref.err[static_cast<size_t>(i)]; }, opt);
+}
+
+Comparison compare_outputs(const Program& p, const BoundedProgram& bp, const std::vector<Tensor>& got,
+                           const Options& opt) {
+  if (got.size() != bp.outputs.size()) {
+    throw UserError(ErrorKind::Arity, fmt::format("{} candidate outputs for {} program outputs", got.size(),
+                                                  bp.outputs.size()));
+  }
+  Comparison c;
+  c.options = opt;
+  for (size_t i = 0; i < got.size(); ++i) {
+    OutputComparison o;
+    try {
+      o = compare_output(*bp.outputs[i], got[i], opt);
+    } catch (const UserError& e) {
+      throw UserError(e.kind(), fmt::format("output {} (%{}): {}", i, p.outputs()[i].name(), e.message()));
+    }
+    o.index = i;
+    o.name = "%" + p.outputs()[i].name();
+    c.outputs.push_back(o);
+  }
+  return c;
+}
+
+std::string bound_summary(const Bounded& b) {
+  std::vector<double> abs_b, rel_b;
+  for (size_t i = 0; i < b.err.size(); ++i) {
+    if (b.uncertain[i]) continue;
+    abs_b.push_back(b.err[i]);
+    if (b.ref[i] != 0) rel_b.push_back(b.err[i] / std::fabs(b.ref[i]));
+  }
+  auto stat = [](std::vector<double>& v, double q) {
+    if (v.empty()) return 0.0;
+    const auto k = static_cast<size_t>(q * static_cast<double>(v.size() - 1));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    return v[k];
+  };
+  const double mn = stat(abs_b, 0), md = stat(abs_b, 0.5), mx = stat(abs_b, 1);
+  const double rmd = stat(rel_b, 0.5), rmx = stat(rel_b, 1);
+  return fmt::format("bound min={:.3g} median={:.3g} max={:.3g}, relative to |ref|: median={:.3g} max={:.3g}, "
+                     "uncertain={} of {}",
+                     mn, md, mx, rmd, rmx, b.uncertain_count(), b.numel());
+}
+
+bool Comparison::passed() const {
+  for (const auto& o : outputs) {
+    if (!o.passed()) return false;
+  }
+  return true;
+}
+
+double Comparison::worst_ratio() const {
+  double w = 0;
+  for (const auto& o : outputs) w = std::max(w, o.worst_ratio);
+  return w;
+}
+
+nlohmann::json Comparison::to_json() const {
+  nlohmann::json j;
+  j["passed"] = passed();
+  j["bound_mode"] = bound_mode_name(options.mode);
+  j["safety"] = options.safety;
+  if (options.mode == BoundMode::Probabilistic) j["lambda"] = options.lambda;
+  j["outputs"] = nlohmann::json::array();
+  for (const auto& o : outputs) {
+    nlohmann::json x;
+    x["index"] = o.index;
+    x["name"] = o.name;
+    x["dtype"] = dtype_name(o.dtype);
+    x["exact"] = o.exact;
+    x["compared"] = o.compared;
+    x["uncertain"] = o.uncertain;
+    x["failing"] = o.failing;
+    x["passed"] = o.passed();
+    x["worst"] = {{"ratio", number(o.worst_ratio)}, {"index", o.worst_index}, {"got", number(o.got)},
+                  {"want", number(o.want)}, {"bound", number(o.bound)}};
+    j["outputs"].push_back(x);
+  }
+  return j;
+}
+
+}  // namespace difftest::tolerance

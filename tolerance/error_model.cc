@@ -1,0 +1,188 @@
+#include "tolerance/error_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "compiler/ir/diagnostics.h"
+#include "compiler/tensor/float_format.h"
+
+namespace difftest::tolerance {
+
+const char* bound_mode_name(BoundMode m) {
+  switch (m) {
+    case BoundMode::Deterministic: return "deterministic";
+    case BoundMode::Probabilistic: return "probabilistic";
+    case BoundMode::Pairwise: return "pairwise";
+  }
+  return "?";
+}
+
+BoundMode parse_bound_mode(const std::string& name) {
+  for (BoundMode m : {BoundMode::Deterministic, BoundMode::Probabilistic, BoundMode::Pairwise}) {
+    if (name == bound_mode_name(m)) return m;
+  }
+  throw UserError(ErrorKind::Usage,
+                  fmt::format("bound mode must be deterministic, probabilistic or pairwise, got '{}'", name));
+}
+
+double summation_factor(int64_t k, DType acc, const Options& o) {
+  const double u = unit_roundoff(acc);
+  if (u == 0 || k <= 1) return k == 1 ? u : 0;  // one term: just the product's rounding
+  const double deterministic = std::expm1(static_cast<double>(k) * std::log1p(u));
+  switch (o.mode) {
+    case BoundMode::Deterministic: return deterministic;
+    case BoundMode::Pairwise: {
+      const double depth = std::ceil(std::log2(static_cast<double>(k))) + 1;  // + the product rounding
+      return std::expm1(depth * std::log1p(u));
+    }
+    case BoundMode::Probabilistic:
+      if (acc == DType::f16 || acc == DType::bf16) return deterministic;  // stalls are systematic
+      return std::min(deterministic, o.lambda * std::sqrt(static_cast<double>(k)) * u);
+  }
+  return deterministic;
+}
+
+namespace {
+
+double half_subnormal(DType t) {
+  switch (t) {
+    case DType::f64: return std::ldexp(1.0, -1075);
+    case DType::f32: return std::ldexp(1.0, -150);
+    case DType::f16: return std::ldexp(1.0, -25);
+    case DType::bf16: return std::ldexp(1.0, -134);
+    default: return 0;
+  }
+}
+
+// A libm-grade function: a few ulps in the precision it is computed in (f32 for f16/bf16
+// data, which no implementation evaluates in 11 or 8 bits), then one rounding to the dtype.
+double libm(double r, DType out) {
+  const DType compute = (out == DType::f16 || out == DType::bf16) ? DType::f32 : out;
+  return kLibmUnits * rounding_error(r, compute) + (compute != out ? rounding_error(r, out) : 0);
+}
+
+template <typename F>
+double endpoint_spread(F f, double a, double ea, double r) {
+  if (ea == 0) return 0;
+  return std::max(std::fabs(f(a + ea) - r), std::fabs(f(a - ea) - r));
+}
+
+}  // namespace
+
+double rounding_error(double r, DType t) {
+  if (!is_float(t)) return 0;
+  return unit_roundoff(t) * std::fabs(r) + half_subnormal(t);
+}
+
+double libm_error(double r, DType out) { return libm(r, out); }
+
+double smallest_normal(DType t) {
+  switch (t) {
+    case DType::f64: return std::ldexp(1.0, -1022);
+    case DType::f32: return std::ldexp(1.0, -126);
+    case DType::f16: return std::ldexp(1.0, -14);
+    case DType::bf16: return std::ldexp(1.0, -126);
+    default: return 0;
+  }
+}
+
+ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DType out, double alpha) {
+  ScalarBound b;
+  const double u = unit_roundoff(out);
+  if (op == "exp") {
+    b.err = endpoint_spread([](double x) { return std::exp(x); }, a, ea, r) + libm(r, out);
+  } else if (op == "log") {
+    b.uncertain = a - ea <= 0;
+    if (!b.uncertain) b.err = endpoint_spread([](double x) { return std::log(x); }, a, ea, r) + libm(r, out);
+  } else if (op == "sqrt") {
+    b.uncertain = a - ea < 0;
+    if (!b.uncertain) b.err = endpoint_spread([](double x) { return std::sqrt(x); }, a, ea, r) + 2 * rounding_error(r, out);
+  } else if (op == "rsqrt") {
+    b.uncertain = a - ea <= 0;
+    if (!b.uncertain) {
+      b.err = endpoint_spread([](double x) { return 1 / std::sqrt(x); }, a, ea, r) + 4 * rounding_error(r, out);
+    }
+  } else if (op == "tanh") {
+    b.err = endpoint_spread([](double x) { return std::tanh(x); }, a, ea, r) + libm(r, out);
+  } else if (op == "sigmoid") {
+    b.err = endpoint_spread([](double x) { return 1 / (1 + std::exp(-x)); }, a, ea, r) + libm(r, out);
+  } else if (op == "erf") {
+    b.err = endpoint_spread([](double x) { return std::erf(x); }, a, ea, r) + libm(r, out);
+  } else if (op == "silu") {
+    b.err = 1.1 * ea + libm(r, out) + 2 * u * std::fabs(a);  // silu' is within [-0.1, 1.1]
+  } else if (op == "gelu") {
+    b.err = 1.13 * ea + 2 * libm(r, out) + 2 * u * std::fabs(a);  // gelu' is within [-0.13, 1.13]
+  } else if (op == "sin" || op == "cos") {
+    b.err = std::min(ea, 2.0) + libm(r, out) + 4 * u;  // argument reduction: absolute, not relative
+  } else if (op == "floor") {
+    b.uncertain = std::floor(a - ea) != std::floor(a + ea);
+  } else if (op == "round") {
+    b.uncertain = std::nearbyint(a - ea) != std::nearbyint(a + ea);
+  } else if (op == "neg" || op == "abs" || op == "relu") {
+    b.err = ea;
+  } else if (op == "leaky_relu") {
+    b.err = std::max(1.0, std::fabs(alpha)) * ea + 2 * rounding_error(r, out);
+  } else if (op == "clip") {
+    b.err = ea + rounding_error(r, out);  // the bounds themselves are rounded to the dtype
+  } else {
+    DT_CHECK(false, fmt::format("no unary error rule for '{}'", op));
+  }
+  return b;
+}
+
+ScalarBound binary_bound(const std::string& op, double a, double ea, double b, double eb, double r, DType out) {
+  ScalarBound s;
+  if (op == "add" || op == "sub") {
+    s.err = ea + eb + rounding_error(std::fabs(r) + ea + eb, out);
+  } else if (op == "mul") {
+    const double p = std::fabs(b) * ea + std::fabs(a) * eb + ea * eb;
+    s.err = p + rounding_error(std::fabs(r) + p, out);
+  } else if (op == "div") {
+    s.uncertain = std::fabs(b) <= eb;
+    if (!s.uncertain) {
+      const double q = (ea + std::fabs(r) * eb) / (std::fabs(b) - eb);
+      s.err = q + rounding_error(std::fabs(r) + q, out);
+    }
+  } else if (op == "pow") {
+    const bool perturbed = ea > 0 || eb > 0;
+    s.uncertain = perturbed && a - ea <= 0;
+    if (!s.uncertain) {
+      double spread = 0;
+      if (perturbed) {
+        for (double x : {a - ea, a + ea}) {
+          for (double y : {b - eb, b + eb}) spread = std::max(spread, std::fabs(std::pow(x, y) - r));
+        }
+      }
+      s.err = spread + libm(r, out);
+    }
+  } else if (op == "maximum" || op == "minimum") {
+    s.err = std::max(ea, eb);
+  } else if (op == "atan2") {
+    const double e = ea + eb, rho = std::hypot(a, b);
+    s.uncertain = e > 0 && (rho <= 2 * e || (b < 0 && std::fabs(a) <= ea));
+    if (!s.uncertain) s.err = (e > 0 ? e / (rho - e) : 0) + libm(r, out) + 4 * unit_roundoff(out);
+  } else if (op == "floor_divide" || op == "floor_mod") {
+    s.uncertain = std::fabs(b) <= eb;
+    if (!s.uncertain) {
+      const double q = a / b;
+      // The quotient is rounded to the dtype before the floor; an exactly representable one is not moved.
+      const double eq = (ea + std::fabs(q) * eb) / (std::fabs(b) - eb) +
+                        (round_to_float_dtype(q, out) == q ? 0 : 2 * rounding_error(q, out));
+      s.uncertain = std::floor(q - eq) != std::floor(q + eq);
+      if (!s.uncertain && op == "floor_mod") {
+        s.err = ea + std::fabs(std::floor(q)) * eb + eb + rounding_error(r, out);
+      }
+    }
+  } else {
+    DT_CHECK(false, fmt::format("no binary error rule for '{}'", op));
+  }
+  return s;
+}
+
+bool comparison_uncertain(double a, double ea, double b, double eb) {
+  return ea + eb > 0 && std::fabs(a - b) <= ea + eb;
+}
+
+}  // namespace difftest::tolerance

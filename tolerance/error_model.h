@@ -1,0 +1,63 @@
+// The error model: how much a correct implementation in the program's dtypes may differ from
+// the exact (f64 reference) value. See docs/tolerance.md for the derivations.
+//
+// Model: fl(x op y) = (x op y)(1 + d), |d| <= u (round to nearest; an FMA rounds once), plus
+// an absolute half-spacing for results in the subnormal range. A sum or dot product of K terms
+// accumulated in dtype `acc`, in any order and with or without FMA, satisfies
+//   |fl(sum) - sum| <= g(K) * sum |terms|,
+// with g(K) = (1 + u)^K - 1 (deterministic: Higham's gamma_K without its K u < 1 condition),
+// lambda * sqrt(K) * u (probabilistic, Higham & Mary 2019; only for f32/f64 accumulators:
+// f16/bf16 accumulation stalls systematically, so they always get the deterministic factor),
+// or (1 + u)^ceil(log2 K) - 1 for implementations declared pairwise.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/ir/dtype.h"
+
+namespace difftest::tolerance {
+
+enum class BoundMode { Deterministic, Probabilistic, Pairwise };
+const char* bound_mode_name(BoundMode m);
+BoundMode parse_bound_mode(const std::string& name);  // UserError(Usage) otherwise
+
+struct Options {
+  BoundMode mode = BoundMode::Deterministic;
+  double lambda = 6;   // probabilistic mode's confidence multiplier
+  double safety = 2;   // a candidate fails when |got - ref| > safety * bound + tiny
+};
+
+// The factor g(K) above for K terms accumulated in `acc`.
+double summation_factor(int64_t k, DType acc, const Options& o);
+
+// The error of rounding a value of magnitude |r| to `t`: u_t |r| plus half the smallest
+// subnormal spacing (0 for exact dtypes).
+double rounding_error(double r, DType t);
+
+// The smallest normal number of a float dtype (the comparison's absolute slack).
+double smallest_normal(DType t);
+
+// Budget of a libm-grade function in units of u (4 ulps = 8 u): exp, log, tanh, ...
+constexpr double kLibmUnits = 8;
+// The error of a libm-grade result r in dtype `out`: kLibmUnits u in the precision the function
+// is computed in (f32 for f16/bf16 results), plus the rounding to `out`.
+double libm_error(double r, DType out);
+
+// Per-element bound of a scalar operation whose operands carry errors.
+struct ScalarBound {
+  double err = 0;
+  bool uncertain = false;
+};
+
+// Unary float ops (exp ... round, neg, abs, relu, leaky_relu, clip): `a` is the exact operand,
+// `ea` its bound, `r` the exact result, `out` the result dtype.
+ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DType out, double alpha = 0);
+
+// Binary float ops (add sub mul div pow maximum minimum floor_divide floor_mod atan2).
+ScalarBound binary_bound(const std::string& op, double a, double ea, double b, double eb, double r, DType out);
+
+// Comparisons of float operands: uncertain when the operands' intervals touch.
+bool comparison_uncertain(double a, double ea, double b, double eb);
+
+}  // namespace difftest::tolerance

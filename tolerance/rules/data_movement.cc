@@ -1,0 +1,80 @@
+// Error rules of ops that move values without arithmetic (shape ops, upsampling) and of ops
+// that create values from attributes. Moved errors and uncertainty flags are computed by running
+// the op's reference kernel on the error and indicator tensors.
+#include <cmath>
+
+#include "compiler/tensor/indexing.h"
+#include "tolerance/bounds.h"
+
+namespace difftest::tolerance {
+
+namespace {
+
+// Runs the kernel with data operand i replaced by its errors (then by its indicator); the
+// other operands keep their exact values.
+void move(RuleContext& c, const std::vector<size_t>& data_operands) {
+  auto substituted = [&](bool errors) {
+    std::vector<Tensor> args;
+    for (size_t i = 0; i < c.in.size(); ++i) {
+      const bool data = std::find(data_operands.begin(), data_operands.end(), i) != data_operands.end();
+      if (!data) {
+        args.push_back(c.in[i]->exact);
+      } else {
+        args.push_back(errors ? as_f64(c.in[i]->err, c.in[i]->shape()) : indicator(*c.in[i]));
+      }
+    }
+    return c.kernel(args);
+  };
+  const std::vector<Tensor> errs = substituted(true), flags = substituted(false);
+  for (size_t r = 0; r < c.out.size(); ++r) {
+    Bounded& out = c.out[r];
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      out.err[static_cast<size_t>(i)] = is_float(out.dtype) ? errs[r].get(i) : 0;
+      out.uncertain[static_cast<size_t>(i)] = flags[r].get(i) != 0;
+    }
+  }
+}
+
+void move_all(RuleContext& c) {
+  std::vector<size_t> all;
+  for (size_t i = 0; i < c.in.size(); ++i) all.push_back(i);
+  move(c, all);
+}
+
+// take: values move from x; an uncertain index makes its whole gathered slice uncertain.
+void take(RuleContext& c) {
+  move(c, {0});
+  const Bounded& idx = *c.in[1];
+  Bounded& out = c.out[0];
+  const auto& xs = c.in[0]->shape();
+  const int axis = normalize_axis(c.attrs().get_int("axis"), static_cast<int>(xs.size()));
+  const AxisSplit s = split_at(xs, axis);
+  const int64_t count = idx.numel();
+  for (int64_t o = 0; o < s.outer; ++o) {
+    for (int64_t q = 0; q < count; ++q) {
+      if (!idx.uncertain[static_cast<size_t>(q)]) continue;
+      for (int64_t in = 0; in < s.inner; ++in) out.uncertain[static_cast<size_t>((o * count + q) * s.inner + in)] = 1;
+    }
+  }
+}
+
+void exact(RuleContext&) {}
+
+void arange(RuleContext& c) {
+  Bounded& out = c.out[0];
+  for (size_t i = 0; i < out.ref.size(); ++i) out.err[i] = rounding_error(out.ref[i], out.dtype);
+}
+
+}  // namespace
+
+void register_data_movement_rules() {
+  for (const char* op : {"reshape", "permute_dims", "broadcast_to", "concat", "split", "strided_slice", "squeeze",
+                         "expand_dims", "slice_scatter", "repeat", "tril", "triu", "upsample_nearest1d"}) {
+    add_rule(op, move_all);
+  }
+  add_rule("take", take);
+  add_rule("arange", arange);
+  for (const char* op : {"full", "zeros", "ones", "causal_mask", "sliding_window_mask"}) add_rule(op, exact);
+}
+
+}  // namespace difftest::tolerance

@@ -1,0 +1,110 @@
+// Error rules of the elementwise family (scalar rules in error_model.cc).
+#include <cmath>
+
+#include "compiler/tensor/float_format.h"
+#include "compiler/tensor/indexing.h"
+#include "tolerance/bounds.h"
+
+namespace difftest::tolerance {
+
+namespace {
+
+void unary(RuleContext& c) {
+  const Bounded& a = *c.in[0];
+  Bounded& out = c.out[0];
+  const std::string& op = c.binding.op().name;
+  const double alpha = op == "leaky_relu" ? c.attrs().get_float("alpha") : 0.0;
+  for (size_t i = 0; i < out.ref.size(); ++i) {
+    out.uncertain[i] = a.uncertain[i];
+    if (!is_float(out.dtype)) continue;
+    const ScalarBound s = unary_bound(op, a.ref[i], a.err[i], out.ref[i], out.dtype, alpha);
+    out.err[i] = s.err;
+    out.uncertain[i] = out.uncertain[i] || s.uncertain;
+  }
+}
+
+void binary(RuleContext& c) {
+  const Bounded &a = *c.in[0], &b = *c.in[1];
+  Bounded& out = c.out[0];
+  const std::string& op = c.binding.op().name;
+  const auto ia = broadcast_index(a.shape(), out.shape()), ib = broadcast_index(b.shape(), out.shape());
+  const bool float_operands = is_float(c.binding.args()[0].type().dtype);
+  const bool compare = out.dtype == DType::boolean && float_operands;
+  for (size_t i = 0; i < out.ref.size(); ++i) {
+    const auto j = static_cast<size_t>(ia[i]), k = static_cast<size_t>(ib[i]);
+    out.uncertain[i] = a.uncertain[j] || b.uncertain[k];
+    if (compare) {
+      out.uncertain[i] = out.uncertain[i] || comparison_uncertain(a.ref[j], a.err[j], b.ref[k], b.err[k]);
+    } else if (float_operands) {
+      const ScalarBound s = binary_bound(op, a.ref[j], a.err[j], b.ref[k], b.err[k], out.ref[i], out.dtype);
+      out.err[i] = s.err;
+      out.uncertain[i] = out.uncertain[i] || s.uncertain;
+    }
+  }
+}
+
+// where(cond, x, y): an uncertain condition does not exclude the element; it may take either
+// branch, so its bound covers both: |x - y| + max(e_x, e_y).
+void where(RuleContext& c) {
+  const Bounded &cond = *c.in[0], &x = *c.in[1], &y = *c.in[2];
+  Bounded& out = c.out[0];
+  const auto ic = broadcast_index(cond.shape(), out.shape());
+  const auto ix = broadcast_index(x.shape(), out.shape()), iy = broadcast_index(y.shape(), out.shape());
+  for (size_t i = 0; i < out.ref.size(); ++i) {
+    const auto k = static_cast<size_t>(ic[i]), j = static_cast<size_t>(ix[i]), l = static_cast<size_t>(iy[i]);
+    const bool take_x = cond.ref[k] != 0;
+    if (!cond.uncertain[k]) {
+      out.err[i] = take_x ? x.err[j] : y.err[l];
+      out.uncertain[i] = take_x ? x.uncertain[j] : y.uncertain[l];
+    } else if (is_float(out.dtype)) {
+      out.err[i] = std::fabs(x.ref[j] - y.ref[l]) + std::max(x.err[j], y.err[l]);
+      out.uncertain[i] = x.uncertain[j] || y.uncertain[l];
+    } else {
+      out.uncertain[i] = x.ref[j] != y.ref[l] || x.uncertain[j] || y.uncertain[l];
+    }
+  }
+}
+
+void cast(RuleContext& c) {
+  const Bounded& a = *c.in[0];
+  Bounded& out = c.out[0];
+  const DType from = c.binding.args()[0].type().dtype, to = out.dtype;
+  for (size_t i = 0; i < out.ref.size(); ++i) {
+    out.uncertain[i] = a.uncertain[i];
+    const double r = a.ref[i], e = a.err[i];
+    if (is_float(to)) {
+      out.err[i] = e + rounding_error(std::fabs(out.ref[i]) + e, to);
+    } else if (is_float(from) && e > 0) {
+      // Truncation (or != 0 for bool) flips somewhere inside [r - e, r + e]?
+      const bool flips = to == DType::boolean ? (r - e <= 0 && r + e >= 0)
+                                              : float_to_int_dtype(r - e, to) != float_to_int_dtype(r + e, to);
+      out.uncertain[i] = out.uncertain[i] || flips;
+    }
+  }
+}
+
+void propagate_only(RuleContext& c) {  // exact integer / bool ops: uncertainty flows through
+  Bounded& out = c.out[0];
+  for (const Bounded* a : c.in) {
+    const auto idx = broadcast_index(a->shape(), out.shape());
+    for (size_t i = 0; i < out.ref.size(); ++i) out.uncertain[i] |= a->uncertain[static_cast<size_t>(idx[i])];
+  }
+}
+
+}  // namespace
+
+void register_elementwise_rules() {
+  for (const char* op : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "silu", "gelu", "erf", "sin", "cos",
+                         "floor", "round", "neg", "abs", "relu", "leaky_relu", "clip"}) {
+    add_rule(op, unary);
+  }
+  for (const char* op : {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "floor_divide", "floor_mod",
+                         "atan2", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}) {
+    add_rule(op, binary);
+  }
+  for (const char* op : {"logical_and", "logical_or", "logical_xor", "logical_not"}) add_rule(op, propagate_only);
+  add_rule("where", where);
+  add_rule("cast", cast);
+}
+
+}  // namespace difftest::tolerance

@@ -1,0 +1,251 @@
+// Error rules of softmax and the normalization layers, through their decompositions (see
+// docs/tolerance.md). Each step's error is propagated to first order plus a rounding in the
+// accumulator dtype A; the result is rounded once more to the output dtype T. Variance bounds
+// cover both the two-pass and the one-pass (E[x^2] - E[x]^2) implementations.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "compiler/tensor/indexing.h"
+#include "tolerance/bounds.h"
+
+namespace difftest::tolerance {
+
+namespace {
+
+// One row of a normalization: n elements at positions pos(i) of the flat buffers.
+struct Row {
+  int64_t n;
+  std::function<size_t(int64_t)> pos;
+};
+
+bool row_uncertain(const Bounded& x, const Row& row) {
+  for (int64_t i = 0; i < row.n; ++i) {
+    if (x.uncertain[row.pos(i)]) return true;
+  }
+  return false;
+}
+
+void mark_row(Bounded& out, const Row& row) {
+  for (int64_t i = 0; i < row.n; ++i) out.uncertain[row.pos(i)] = 1;
+}
+
+// 1/sqrt(v) with v carrying ev: the value and its bound (nullopt when v may reach 0).
+std::optional<std::pair<double, double>> inv_sqrt(double v, double ev, DType a) {
+  if (ev >= v) return std::nullopt;
+  const double rs = 1 / std::sqrt(v);
+  return std::make_pair(rs, 1 / std::sqrt(v - ev) - rs + 4 * rounding_error(rs, a));
+}
+
+void softmax_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& row, bool log) {
+  std::vector<double> v(static_cast<size_t>(row.n)), e(v.size()), y, ey;
+  for (int64_t i = 0; i < row.n; ++i) {
+    v[static_cast<size_t>(i)] = x.ref[row.pos(i)];
+    e[static_cast<size_t>(i)] = x.err[row.pos(i)];
+  }
+  if (!softmax_bound(v, e, c.acc(out.dtype), c.opt, y, ey, log)) {
+    mark_row(out, row);
+    return;
+  }
+  for (int64_t i = 0; i < row.n; ++i) {
+    out.err[row.pos(i)] = ey[static_cast<size_t>(i)] + rounding_error(out.ref[row.pos(i)], out.dtype);
+  }
+}
+
+struct Affine {
+  const Bounded* scale = nullptr;  // gamma or the rms weight, indexed by channel(i)
+  const Bounded* shift = nullptr;  // beta (layer/group/instance norm)
+  double offset = 0;               // rms_norm's weight_offset
+  std::function<size_t(int64_t)> channel;
+};
+
+// rms_norm (centered = false) and layer/group/instance norm (centered = true) for one row.
+void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& row, bool centered, double eps,
+              const Affine& aff) {
+  const DType A = c.acc(out.dtype), T = out.dtype;
+  const double n = static_cast<double>(row.n);
+  const double g = summation_factor(row.n, A, c.opt);
+  auto xv = [&](int64_t i) { return x.ref[row.pos(i)]; };
+  auto xe = [&](int64_t i) { return x.err[row.pos(i)]; };
+  // Mean (zero for rms_norm) and the centered values.
+  double mu = 0, e_mu = 0;
+  if (centered) {
+    double s = 0, s_abs = 0, s_err = 0;
+    for (int64_t i = 0; i < row.n; ++i) {
+      s += xv(i);
+      s_abs += std::fabs(xv(i)) + xe(i);
+      s_err += xe(i);
+    }
+    mu = s / n;
+    e_mu = (g * s_abs + s_err) / n + rounding_error(mu, A);
+  }
+  // Second moment about mu: two-pass bound, and the one-pass bound when centered.
+  double q = 0, q_abs = 0, q_err = 0, p_abs = 0, p_err = 0, p = 0;
+  for (int64_t i = 0; i < row.n; ++i) {
+    const double cv = xv(i) - mu, ce = xe(i) + e_mu + (centered ? rounding_error(cv, A) : 0);
+    q += cv * cv;
+    q_abs += (std::fabs(cv) + ce) * (std::fabs(cv) + ce);
+    q_err += 2 * std::fabs(cv) * ce + ce * ce;
+    p += xv(i) * xv(i);
+    p_abs += (std::fabs(xv(i)) + xe(i)) * (std::fabs(xv(i)) + xe(i));
+    p_err += 2 * std::fabs(xv(i)) * xe(i) + xe(i) * xe(i);
+  }
+  const double var = q / n;
+  double e_var = (g * q_abs + q_err) / n + rounding_error(var, A);
+  if (centered) {
+    const double one_pass = (g * p_abs + p_err) / n + rounding_error(p / n, A) + 2 * std::fabs(mu) * e_mu + e_mu * e_mu +
+                            2 * rounding_error(mu * mu, A);
+    e_var = std::max(e_var, one_pass);
+  }
+  const double v = var + eps;
+  const auto rs = inv_sqrt(v, e_var + rounding_error(v, A), A);
+  if (!rs) {
+    mark_row(out, row);
+    return;
+  }
+  const auto [r_inv, e_inv] = *rs;
+  for (int64_t i = 0; i < row.n; ++i) {
+    const size_t at = row.pos(i);
+    const double cv = xv(i) - mu, ce = xe(i) + e_mu + (centered ? rounding_error(cv, A) : 0);
+    const double nv = cv * r_inv;
+    const double ne = r_inv * ce + std::fabs(cv) * e_inv + ce * e_inv + rounding_error(nv, A);
+    const size_t ch = aff.channel(i);
+    const double gv = aff.scale->ref[ch] + aff.offset;
+    const double ge = aff.scale->err[ch] + (aff.offset != 0 ? rounding_error(gv, A) : 0);
+    const double tv = nv * gv;
+    double e = std::fabs(gv) * ne + std::fabs(nv) * ge + ne * ge + rounding_error(tv, A);
+    if (aff.shift) e += aff.shift->err[ch] + rounding_error(out.ref[at], A);
+    out.err[at] = e + rounding_error(out.ref[at], T);
+    if (aff.scale->uncertain[ch] || (aff.shift && aff.shift->uncertain[ch])) out.uncertain[at] = 1;
+  }
+}
+
+// Rows along one axis of x.
+template <typename F>
+void for_each_axis_row(const Bounded& x, int axis, F&& f) {
+  const AxisSplit s = split_at(x.shape(), axis);
+  for (int64_t o = 0; o < s.outer; ++o) {
+    for (int64_t in = 0; in < s.inner; ++in) {
+      const int64_t base = o * s.extent * s.inner + in, stride = s.inner;
+      f(Row{s.extent, [base, stride](int64_t i) { return static_cast<size_t>(base + i * stride); }});
+    }
+  }
+}
+
+template <bool Log>
+void softmax(RuleContext& c) {
+  const Bounded& x = *c.in[0];
+  Bounded& out = c.out[0];
+  for_each_axis_row(x, normalize_axis(c.attrs().get_int("axis"), static_cast<int>(x.shape().size())), [&](const Row& row) {
+    if (row_uncertain(x, row)) {
+      mark_row(out, row);
+    } else {
+      softmax_row(c, x, out, row, Log);
+    }
+  });
+}
+
+template <bool Rms>
+void axis_norm(RuleContext& c) {
+  const Bounded& x = *c.in[0];
+  Bounded& out = c.out[0];
+  Affine aff;
+  aff.scale = c.in[1];
+  aff.shift = Rms ? nullptr : c.in[2];
+  aff.offset = Rms ? c.attrs().get_float("weight_offset") : 0.0;
+  aff.channel = [](int64_t i) { return static_cast<size_t>(i); };
+  const double eps = c.attrs().get_float("eps");
+  for_each_axis_row(x, normalize_axis(c.attrs().get_int("axis"), static_cast<int>(x.shape().size())), [&](const Row& row) {
+    if (row_uncertain(x, row)) {
+      mark_row(out, row);
+    } else {
+      norm_row(c, x, out, row, !Rms, eps, aff);
+    }
+  });
+}
+
+template <bool Grouped>
+void channel_norm(RuleContext& c) {
+  const Bounded& x = *c.in[0];
+  Bounded& out = c.out[0];
+  const int64_t n = x.shape()[0], channels = x.shape()[1], spatial = x.numel() / (n * channels);
+  const int64_t groups = Grouped ? c.attrs().get_int("num_groups") : channels;
+  const int64_t per_group = channels / groups, block = per_group * spatial;
+  for (int64_t blk = 0; blk < n * groups; ++blk) {
+    const int64_t base = blk * block, first_channel = (blk % groups) * per_group;
+    const Row row{block, [base](int64_t i) { return static_cast<size_t>(base + i); }};
+    Affine aff{c.in[1], c.in[2], 0,
+               [first_channel, spatial](int64_t i) { return static_cast<size_t>(first_channel + i / spatial); }};
+    if (row_uncertain(x, row)) {
+      mark_row(out, row);
+    } else {
+      norm_row(c, x, out, row, true, c.attrs().get_float("eps"), aff);
+    }
+  }
+}
+
+}  // namespace
+
+bool softmax_bound(const std::vector<double>& x, const std::vector<double>& ex, DType acc, const Options& opt,
+                   std::vector<double>& y, std::vector<double>& ey, bool log) {
+  // Input perturbations: softmax is shift-invariant and y_i(x + delta) =
+  // y_i e^{delta_i} / sum_j y_j e^{delta_j} is increasing in delta_i and decreasing in every
+  // other delta_j, so the extremes over |delta_j| <= p_j are attained at the corners below. This
+  // stays inside [0, 1] (and is exact for a single element) where a first-order bound through
+  // exp blows up. p_j also covers the rounding of x_j - max in the accumulator.
+  const size_t n = x.size();
+  double m = -INFINITY, em = 0;
+  for (size_t i = 0; i < n; ++i) {
+    m = std::max(m, x[i]);
+    em = std::max(em, ex[i]);
+  }
+  std::vector<double> d(n), p(n), t(n);
+  double s = 0, up = 0;  // up: sum_j t_j e^{p_j}
+  for (size_t k = 0; k < n; ++k) {
+    d[k] = x[k] - m;
+    p[k] = ex[k] + rounding_error(std::fabs(d[k]) + ex[k] + em, acc);
+    t[k] = std::exp(d[k]);
+    s += t[k];
+    up += t[k] * std::exp(p[k]);
+  }
+  double down = 0;  // sum_j t_j e^{-p_j}
+  for (size_t k = 0; k < n; ++k) down += t[k] * std::exp(-p[k]);
+  // Roundings, all relative because every term is positive: each exp (libm), the sum of n terms,
+  // the division (softmax) or the log of the sum (log_softmax).
+  const double a = libm_error(1.0, acc);
+  const double beta = a + summation_factor(static_cast<int64_t>(n), acc, opt) * (1 + a);
+  if (beta >= 1) return false;
+  y.resize(n);
+  ey.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    // log of the extreme values of y_i under the perturbations.
+    const double others_up = std::max(0.0, up - t[i] * std::exp(p[i]));
+    const double others_down = std::max(0.0, down - t[i] * std::exp(-p[i]));
+    const double log_hi = d[i] + p[i] - std::log(t[i] * std::exp(p[i]) + others_down);
+    const double log_lo = d[i] - p[i] - std::log(t[i] * std::exp(-p[i]) + others_up);
+    const double log_y = d[i] - std::log(s);
+    if (log) {
+      y[i] = log_y;
+      ey[i] = std::max(log_hi - log_y, log_y - log_lo) - std::log1p(-beta) + libm_error(std::log(s), acc) +
+              rounding_error(log_y, acc);
+    } else {
+      y[i] = t[i] / s;
+      const double hi = std::exp(log_hi), lo = std::exp(log_lo);
+      const double rho = (1 + a) * (1 + unit_roundoff(acc)) / (1 - beta) - 1;
+      ey[i] = std::max(hi - y[i], y[i] - lo) + hi * rho + rounding_error(y[i], acc);
+    }
+  }
+  return true;
+}
+
+void register_normalization_rules() {
+  add_rule("softmax", softmax<false>);
+  add_rule("log_softmax", softmax<true>);
+  add_rule("rms_norm", axis_norm<true>);
+  add_rule("layer_norm", axis_norm<false>);
+  add_rule("group_norm", channel_norm<true>);
+  add_rule("instance_norm", channel_norm<false>);
+}
+
+}  // namespace difftest::tolerance

@@ -1,0 +1,94 @@
+// Error rules of quantize and dequantize.
+//   dequantize: exact decoding, so only the scales' errors propagate (|q - zp| e_s) plus one
+//               rounding to the result dtype.
+//   quantize:   its arithmetic is the format's definition, so exact weights give exact codes and
+//               scales. Weights carrying errors move the scale (by at most max e_w / 7 or / 8)
+//               and each code's rounding point; a code whose decision point lies within that
+//               movement of a boundary is uncertain, and so is the word (or byte) holding it.
+#include <cmath>
+
+#include "compiler/tensor/float_format.h"
+#include "tolerance/bounds.h"
+
+namespace difftest::tolerance {
+
+namespace {
+
+bool is_ggml(const std::string& f) { return f == "q4_0"; }
+
+void dequantize(RuleContext& c) {
+  const Bounded &packed = *c.in[0], &scales = *c.in[1];
+  Bounded& out = c.out[0];
+  const std::string format = c.attrs().get_string("format");
+  const int64_t group = is_ggml(format) ? 32 : c.attrs().get_int("group");
+  const int64_t groups = scales.shape().back(), per_row = packed.shape().back();
+  const int64_t k = out.shape().back(), rows = out.numel() / k;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t i = 0; i < k; ++i) {
+      const auto at = static_cast<size_t>(r * k + i);
+      const auto s_at = static_cast<size_t>(r * groups + i / group);
+      const auto p_at = static_cast<size_t>(r * per_row + (is_ggml(format) ? (i / 32) * 16 + (i % 32) % 16 : i / 8));
+      const double s = scales.ref[s_at];
+      const double level = s != 0 ? std::fabs(out.ref[at] / s) : 8;  // |q - zero point|
+      out.err[at] = level * scales.err[s_at] + rounding_error(out.ref[at], out.dtype);
+      out.uncertain[at] = packed.uncertain[p_at] || scales.uncertain[s_at];
+    }
+  }
+}
+
+void quantize(RuleContext& c) {
+  const Bounded& w = *c.in[0];
+  Bounded &packed = c.out[0], &scales = c.out[1];
+  const std::string format = c.attrs().get_string("format");
+  const int64_t group = c.attrs().get_int("group");
+  const int64_t k = w.shape().back(), rows = w.numel() / k;
+  const int64_t groups = scales.shape().back(), per_row = packed.shape().back();
+  const DType sdt = is_ggml(format) ? DType::f32 : (format == "q4f32_1" ? DType::f32 : DType::f16);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t lo = g * group, hi = std::min(k, lo + group);
+      const auto s_at = static_cast<size_t>(r * groups + g);
+      double e_max = 0;
+      bool any_uncertain = false;
+      for (int64_t i = lo; i < hi; ++i) {
+        e_max = std::max(e_max, w.err[static_cast<size_t>(r * k + i)]);
+        any_uncertain = any_uncertain || w.uncertain[static_cast<size_t>(r * k + i)];
+      }
+      const double s = scales.ref[s_at];
+      const double e_s = e_max / (is_ggml(format) ? 8 : 7) + (e_max > 0 ? rounding_error(s, sdt) : 0);
+      scales.err[s_at] = e_s;
+      scales.uncertain[s_at] = any_uncertain;
+      for (int64_t i = lo; i < hi; ++i) {
+        const double x = w.ref[static_cast<size_t>(r * k + i)], ex = w.err[static_cast<size_t>(r * k + i)];
+        bool unsure = any_uncertain;
+        if (!unsure && (ex > 0 || e_s > 0)) {
+          if (std::fabs(s) <= e_s) {
+            unsure = true;
+          } else {
+            // Decision variable: t = x / s + 7 rounded (MLC) or x / d + 8.5 truncated (GGML; d = -s).
+            const double t = is_ggml(format) ? x / s + 8.5 : x / s + 7;
+            // + the format's own roundings: f16 steps of t (MLC), or GGML's codes using the
+            // unrounded scale while s is its f16 rounding.
+            const double et = ex / std::fabs(s) + std::fabs(x) * e_s / (std::fabs(s) * (std::fabs(s) - e_s)) +
+                              2 * rounding_error(16, sdt) +
+                              (is_ggml(format) ? std::fabs(x / s) * unit_roundoff(DType::f16) : 0);
+            const double boundary = is_ggml(format) ? std::round(t) : std::floor(t) + 0.5;
+            unsure = std::fabs(t - boundary) <= et;
+          }
+        }
+        if (!unsure) continue;
+        const auto p_at = static_cast<size_t>(r * per_row + (is_ggml(format) ? g * 16 + (i - lo) % 16 : i / 8));
+        packed.uncertain[p_at] = 1;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void register_quantization_rules() {
+  add_rule("quantize", quantize);
+  add_rule("dequantize", dequantize);
+}
+
+}  // namespace difftest::tolerance

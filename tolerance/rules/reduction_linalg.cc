@@ -1,0 +1,130 @@
+// Error rules of reductions and matrix products. The rules run the op's own reference kernel on
+// magnitude and error tensors, so the index pattern is exactly the op's:
+//   sums and dot products  e = g(K) * S(|x| + e) + (S(|x| + e) - S(|x|)) + rounding to the result
+// where S is the op applied to magnitudes (the sum of |terms|, carrying operand errors), K the
+// number of terms per result and g the summation factor of the accumulator dtype.
+#include <algorithm>
+#include <cmath>
+
+#include "compiler/tensor/indexing.h"
+#include "tolerance/bounds.h"
+
+namespace difftest::tolerance {
+
+namespace {
+
+Tensor filled(const std::vector<int64_t>& shape, double v) {
+  Tensor t(DType::f64, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, v);
+  return t;
+}
+
+void reduce(RuleContext& c) {
+  const Bounded& a = *c.in[0];
+  Bounded& out = c.out[0];
+  mark_uncertain(out, c.kernel({indicator(a)})[0]);
+  if (!is_float(out.dtype)) return;
+  const std::string& op = c.binding.op().name;
+  const int64_t k = a.numel() / std::max<int64_t>(out.numel(), 1);
+  const double g = summation_factor(k, c.acc(out.dtype), c.opt);
+  if (op == "max" || op == "min") {
+    const Tensor e = c.kernel({errors(a)})[0];  // max of the errors over each reduced slice
+    for (size_t i = 0; i < out.err.size(); ++i) out.err[i] = std::max(0.0, e.get(static_cast<int64_t>(i)));
+    return;
+  }
+  const Tensor with = c.kernel({magnitude(a, true)})[0];
+  const Tensor without = c.kernel({magnitude(a, false)})[0];
+  const bool quad = quadrature(c.opt) && op != "prod";
+  const Tensor sq = quad ? c.kernel({squares(a, true)})[0] : Tensor();
+  for (size_t i = 0; i < out.err.size(); ++i) {
+    const auto at = static_cast<int64_t>(i);
+    const double s1 = with.get(at), s0 = without.get(at);
+    // sum/mean: propagated errors (in quadrature: sqrt(sum e^2), and a mean of e^2 is that / k);
+    // prod: prod(|x| + e) - prod |x|.
+    const double propagated = !quad ? std::max(0.0, s1 - s0)
+                                    : (op == "mean" ? std::sqrt(sq.get(at) / static_cast<double>(k))
+                                                    : std::sqrt(sq.get(at)));
+    double e = g * s1 + propagated;
+    if (op == "mean") e += rounding_error(out.ref[i], c.acc(out.dtype));
+    out.err[i] = e + rounding_error(out.ref[i], out.dtype);
+  }
+}
+
+void arg_reduce(RuleContext& c) {
+  const Bounded& a = *c.in[0];
+  Bounded& out = c.out[0];
+  const AxisSplit s = split_at(a.shape(), normalize_axis(c.attrs().get_int("axis"), static_cast<int>(a.shape().size())));
+  for (int64_t o = 0; o < s.outer; ++o) {
+    for (int64_t in = 0; in < s.inner; ++in) {
+      const auto at = [&](int64_t k) { return static_cast<size_t>((o * s.extent + k) * s.inner + in); };
+      const auto slot = static_cast<size_t>(o * s.inner + in);
+      const auto w = static_cast<int64_t>(out.ref[slot]);
+      bool unsure = false;
+      for (int64_t k = 0; k < s.extent && !unsure; ++k) {
+        unsure = a.uncertain[at(k)] ||
+                 (k != w && (a.err[at(k)] + a.err[at(w)] > 0) &&
+                  std::fabs(a.ref[at(k)] - a.ref[at(w)]) <= a.err[at(k)] + a.err[at(w)]);
+      }
+      out.uncertain[slot] = unsure;
+    }
+  }
+}
+
+// matmul and linear: K is the contraction length (+1 for a bias).
+void matmul_like(RuleContext& c) {
+  const auto& shape_a = c.in[0]->shape();
+  const bool is_linear = c.binding.op().name == "linear";
+  int64_t k = is_linear ? shape_a.back()
+                        : (c.attrs().get_bool("transpose_a") ? shape_a[shape_a.size() - 2] : shape_a.back());
+  if (c.in.size() > 2) ++k;
+  dot_product_bound(c, k);
+}
+
+}  // namespace
+
+// Ops that sum k products of operand 0 with operand 1 (and add operand 2, a bias): the kernel
+// applied to magnitudes gives S(|a| + e_a, |b| + e_b) per result.
+void dot_product_bound(RuleContext& c, int64_t k) {
+  Bounded& out = c.out[0];
+  std::vector<Tensor> with, without, dep_a, dep_b;
+  for (size_t i = 0; i < c.in.size(); ++i) {
+    with.push_back(magnitude(*c.in[i], true));
+    without.push_back(magnitude(*c.in[i], false));
+    dep_a.push_back(i == 0 ? indicator(*c.in[i]) : filled(c.in[i]->shape(), i == 1 ? 1 : 0));
+    dep_b.push_back(i == 0 ? filled(c.in[i]->shape(), 1) : indicator(*c.in[i]));
+  }
+  mark_uncertain(out, c.kernel(dep_a)[0]);
+  mark_uncertain(out, c.kernel(dep_b)[0]);
+  const Tensor s1 = c.kernel(with)[0], s0 = c.kernel(without)[0];
+  Tensor through_a, through_b, cross;  // quadrature: sum e_a^2 b^2 (+ e_bias^2), sum a^2 e_b^2, sum e_a e_b
+  if (quadrature(c.opt)) {
+    std::vector<Tensor> qa, qb, x;
+    for (size_t i = 0; i < c.in.size(); ++i) {
+      const Bounded& in = *c.in[i];
+      qa.push_back(i == 1 ? squares(in, false) : squares(in, true));
+      qb.push_back(i == 0 ? squares(in, false) : i == 1 ? squares(in, true) : filled(in.shape(), 0));
+      x.push_back(i < 2 ? errors(in) : filled(in.shape(), 0));
+    }
+    through_a = c.kernel(qa)[0];
+    through_b = c.kernel(qb)[0];
+    cross = c.kernel(x)[0];
+  }
+  const double g = summation_factor(k, c.acc(out.dtype), c.opt);
+  for (size_t i = 0; i < out.err.size(); ++i) {
+    const auto at = static_cast<int64_t>(i);
+    const double a1 = s1.get(at), a0 = s0.get(at);
+    const double propagated = quadrature(c.opt) ? std::sqrt(through_a.get(at) + through_b.get(at)) + cross.get(at)
+                                                : std::max(0.0, a1 - a0);
+    out.err[i] = g * a1 + propagated + rounding_error(out.ref[i], out.dtype);
+  }
+}
+
+void register_reduction_linalg_rules() {
+  for (const char* op : {"sum", "mean", "prod", "max", "min"}) add_rule(op, reduce);
+  add_rule("argmax", arg_reduce);
+  add_rule("argmin", arg_reduce);
+  add_rule("matmul", matmul_like);
+  add_rule("linear", matmul_like);
+}
+
+}  // namespace difftest::tolerance
