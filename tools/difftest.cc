@@ -7,12 +7,16 @@
 #include <filesystem>
 #include <iostream>
 
+#include "compiler/codegen/codegen.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
+#include "compiler/loop/printer.h"
+#include "compiler/pipeline/compile.h"
 #include "compiler/tensor/npy.h"
 #include "fuzz/generator.h"
+#include "oracle/pipeline_run.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
 #include "reference/summary.h"
@@ -161,6 +165,64 @@ int run_compare(const CompareFlags& cf) {
   return c.passed() ? kOk : kFailure;
 }
 
+struct CompileFlags {
+  std::string file, opt = "O0", emit = "loop";
+};
+
+int run_compile(const CompileFlags& f) {
+  const difftest::Program p = difftest::parse_program_file(f.file);
+  difftest::verify(p);
+  const auto& pipe = difftest::pipeline::find_pipeline(f.opt);
+  const auto lowered = difftest::pipeline::run_passes(p, pipe.passes);
+  if (f.emit == "graph") {
+    fmt::print("{}", difftest::print(lowered.graph));
+  } else if (f.emit == "loop") {
+    fmt::print("{}", difftest::loop::print(lowered.module));
+  } else {
+    fmt::print("{}", difftest::codegen::emit_llvm_text(lowered.module, "difftest_"));
+  }
+  return kOk;
+}
+
+struct RunFlags {
+  EvalFlags eval;
+  std::string opt = "O0";
+};
+
+int run_run(const RunFlags& rf) {
+  namespace ref = difftest::reference;
+  namespace tol = difftest::tolerance;
+  const EvalFlags& f = rf.eval;
+  const difftest::Program p = difftest::parse_program_file(f.file);
+  difftest::verify(p);
+  const auto& pipe = difftest::pipeline::find_pipeline(rf.opt);
+  const difftest::sym::Env env = ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), nullptr);
+  const auto inputs = ref::generate_inputs(p, env, f.seed);
+  const tol::Options opt = tolerance_options(f);
+  const auto bp = tol::bound_program(p, env, inputs, opt);
+  if (bp.invalid) {
+    fmt::print("the program is invalid under {}: {}\n", ref::binding_str(env), bp.invalid_reason);
+    return kBadInput;
+  }
+  const auto r = difftest::oracle::run_pipeline(p, pipe, env, inputs, bp, opt);
+  fmt::print("@{} under {} at {} ({} kernels, compile {:.1f} ms, run {:.1f} ms; {} bounds)\n", p.name(),
+             ref::binding_str(env), pipe.name, r.kernels, r.compile_ms, r.run_ms, tol::bound_mode_name(opt.mode));
+  for (const auto& o : r.comparison.outputs) {
+    fmt::print("out {} {}: {} {} compared={} uncertain={} failing={} worst ratio={:.3g} at [{}] got={:.9g} want={:.9g} "
+               "bound={:.3g}\n",
+               o.index, o.name, ref::summarize(r.outputs[o.index], o.dtype), o.passed() ? "ok" : "MISMATCH", o.compared,
+               o.uncertain, o.failing, o.worst_ratio, fmt::join(o.worst_index, ", "), o.got, o.want, o.bound);
+  }
+  if (!f.dump_dir.empty()) {
+    ref::dump_tensors(f.dump_dir, inputs, r.outputs,
+                      fmt::format("difftest run {} --opt {} --bind {} --seed {}\noutputs of the compiled program", f.file,
+                                  pipe.name, ref::binding_str(env), f.seed));
+    fmt::print("wrote {} inputs and {} outputs to {}\n", inputs.size(), r.outputs.size(), f.dump_dir);
+  }
+  fmt::print("verdict: {} (worst ratio {:.3g})\n", r.comparison.passed() ? "ok" : "mismatch", r.comparison.worst_ratio());
+  return r.comparison.passed() ? kOk : kFailure;
+}
+
 int run_list_ops(bool markdown) {
   if (markdown) {
     fmt::print("{}", difftest::ops_markdown());
@@ -210,6 +272,23 @@ int main(int argc, char** argv) {
   compare->add_option("--lambda", cf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)");
   compare->add_flag("--json", cf.json, "print the comparison as JSON");
 
+  auto* compile = app.add_subcommand("compile", "compile an IR file and print the graph, loop or LLVM IR");
+  CompileFlags cpf;
+  compile->add_option("file", cpf.file, "IR file")->required();
+  compile->add_option("--opt", cpf.opt, "pipeline: O0");
+  compile->add_option("--emit", cpf.emit, "graph, loop (default) or llvm")->check(CLI::IsMember({"graph", "loop", "llvm"}));
+
+  auto* run = app.add_subcommand("run", "compile, execute and compare with the bounded reference");
+  RunFlags rf;
+  rf.eval.bound_mode = "probabilistic";
+  run->add_option("file", rf.eval.file, "IR file")->required();
+  run->add_option("--opt", rf.opt, "pipeline: O0");
+  run->add_option("--bind", rf.eval.bind, "dim values, e.g. n=5,m=3 (default: lower bounds)");
+  run->add_option("--seed", rf.eval.seed, "seed of the generated inputs");
+  run->add_option("--dump", rf.eval.dump_dir, "write inputs and compiled outputs as .npy files to DIR");
+  run->add_option("--bound-mode", rf.eval.bound_mode, "probabilistic (default), deterministic or pairwise");
+  run->add_option("--lambda", rf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)");
+
   auto* list_ops = app.add_subcommand("list-ops", "list the op registry");
   bool markdown = false;
   list_ops->add_flag("--markdown", markdown, "print the full reference (docs/ops.md)");
@@ -230,6 +309,8 @@ int main(int argc, char** argv) {
     if (list_ops->parsed()) return run_list_ops(markdown);
     if (eval->parsed()) return run_eval(ef);
     if (compare->parsed()) return run_compare(cf);
+    if (compile->parsed()) return run_compile(cpf);
+    if (run->parsed()) return run_run(rf);
     if (*seed_opt) return run_seed(seed);
     fmt::print(stderr, "{}", app.help());
     return kBadInput;

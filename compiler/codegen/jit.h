@@ -1,0 +1,38 @@
+// One JIT session per compiled program: ORC LLJIT on the host CPU, released with the object.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/loop/ir.h"
+
+namespace difftest::codegen {
+
+// The calling convention of every generated kernel.
+using KernelFn = void (*)(void** buffers, const int64_t* dims);
+
+struct JitOptions {
+  int llvm_opt_level = 0;  // 0..3: the IR pass pipeline and the code generator's level
+};
+
+class JitModule {
+ public:
+  // Compiles every function of `m`; throws InternalError when LLVM refuses.
+  JitModule(const loop::Module& m, const JitOptions& options);
+  ~JitModule();
+  JitModule(const JitModule&) = delete;
+  JitModule& operator=(const JitModule&) = delete;
+
+  KernelFn kernel(const std::string& func) const;  // InternalError when absent
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Process-wide LLVM target initialization (idempotent).
+void initialize_llvm();
+
+}  // namespace difftest::codegen

@@ -1,0 +1,117 @@
+// Lowerings of the elementwise family: one loop nest over the result, operands read through
+// NumPy broadcasting. Composite float functions (sigmoid, silu, gelu, rsqrt) on f16/bf16 are
+// computed in f32 and rounded once, as their single-op semantics require; basic arithmetic
+// rounds in the dtype after each operation.
+#include <cmath>
+#include <map>
+
+#include "compiler/passes/legalize/lowering.h"
+
+namespace difftest::passes {
+
+namespace {
+
+using loop::Expr;
+
+// The dtype a composite function is evaluated in.
+DType compute_type(DType t) { return (t == DType::f16 || t == DType::bf16) ? DType::f32 : t; }
+
+// Loads every operand at the broadcast position of the result index, stores f(operands).
+Lowering elementwise(std::function<Expr(const LowerContext&, const std::vector<Expr>&)> f) {
+  return [f = std::move(f)](LowerContext& c) {
+    return loop_nest(c, c.out_shape(), [&](const std::vector<Expr>& idx) {
+      std::vector<Expr> args;
+      for (size_t i = 0; i < c.in.size(); ++i) {
+        args.push_back(c.in[i][flat_index(broadcast_index(idx, c.in_shape(i)), c.in_shape(i))]);
+      }
+      return loop::Stmt::store(c.out[0], flat_index(idx, c.out_shape()), f(c, args));
+    });
+  };
+}
+
+// f evaluated in compute_type(dtype of x) and rounded once to that dtype.
+Lowering composite(Expr (*f)(const Expr&)) {
+  return elementwise([f](const LowerContext&, const std::vector<Expr>& a) {
+    const DType t = a[0].dtype();
+    return loop::cast(t, f(loop::cast(compute_type(t), a[0])));
+  });
+}
+
+Lowering intrinsic(const std::string& name) {
+  return elementwise([name](const LowerContext&, const std::vector<Expr>& a) { return Expr::call(name, a); });
+}
+
+Expr one(const Expr& x) { return loop::imm(1, x.dtype()); }
+Expr sigmoid(const Expr& x) { return one(x) / (one(x) + Expr::call("exp", {-x})); }
+Expr silu(const Expr& x) { return x / (one(x) + Expr::call("exp", {-x})); }
+Expr rsqrt(const Expr& x) { return one(x) / Expr::call("sqrt", {x}); }
+Expr gelu_erf(const Expr& x) {
+  return x * loop::imm(0.5, x.dtype()) * (one(x) + Expr::call("erf", {x * loop::imm(M_SQRT1_2, x.dtype())}));
+}
+Expr gelu_tanh(const Expr& x) {
+  const Expr inner = loop::imm(std::sqrt(2 / M_PI), x.dtype()) * (x + loop::imm(0.044715, x.dtype()) * x * x * x);
+  return x * loop::imm(0.5, x.dtype()) * (one(x) + Expr::call("tanh", {inner}));
+}
+
+Expr abs_value(const Expr& x) {
+  if (is_float(x.dtype())) return Expr::call("fabs", {x});
+  return loop::select(x < 0, -x, x);  // wraps at the minimum, as the op defines
+}
+
+Lowering binary(loop::BinOp op) {
+  return elementwise([op](const LowerContext&, const std::vector<Expr>& a) { return Expr::binary(op, a[0], a[1]); });
+}
+
+Lowering comparison(loop::CmpOp op) {
+  return elementwise([op](const LowerContext&, const std::vector<Expr>& a) { return Expr::compare(op, a[0], a[1]); });
+}
+
+}  // namespace
+
+void register_elementwise_lowerings() {
+  for (const char* f : {"exp", "log", "sqrt", "tanh", "erf", "sin", "cos", "floor", "round"}) add_lowering(f, intrinsic(f));
+  add_lowering("rsqrt", composite(rsqrt));
+  add_lowering("sigmoid", composite(sigmoid));
+  add_lowering("silu", composite(silu));
+  add_lowering("gelu", elementwise([](const LowerContext& c, const std::vector<Expr>& a) {
+                 const DType t = a[0].dtype();
+                 const Expr x = loop::cast(compute_type(t), a[0]);
+                 return loop::cast(t, c.attrs().get_string("approximate") == "tanh" ? gelu_tanh(x) : gelu_erf(x));
+               }));
+  add_lowering("neg", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return -a[0]; }));
+  add_lowering("abs", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return abs_value(a[0]); }));
+  add_lowering("relu", elementwise([](const LowerContext&, const std::vector<Expr>& a) {
+                 return loop::max(a[0], loop::imm(0, a[0].dtype()));
+               }));
+  add_lowering("leaky_relu", elementwise([](const LowerContext& c, const std::vector<Expr>& a) {
+                 const Expr alpha = loop::imm(c.attrs().get_float("alpha"), a[0].dtype());
+                 return loop::select(a[0] >= loop::imm(0, a[0].dtype()), a[0], alpha * a[0]);
+               }));
+  add_lowering("clip", elementwise([](const LowerContext& c, const std::vector<Expr>& a) {
+                 const DType t = a[0].dtype();
+                 return loop::min(loop::max(a[0], loop::imm(c.attrs().get_float("min"), t)),
+                                  loop::imm(c.attrs().get_float("max"), t));
+               }));
+  const std::map<std::string, loop::BinOp> binaries = {
+      {"add", loop::BinOp::Add},          {"sub", loop::BinOp::Sub},          {"mul", loop::BinOp::Mul},
+      {"div", loop::BinOp::Div},          {"maximum", loop::BinOp::Max},      {"minimum", loop::BinOp::Min},
+      {"floor_divide", loop::BinOp::FloorDiv}, {"floor_mod", loop::BinOp::FloorMod}, {"logical_and", loop::BinOp::And},
+      {"logical_or", loop::BinOp::Or}};
+  for (const auto& [name, op] : binaries) add_lowering(name, binary(op));
+  add_lowering("pow", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return Expr::call("pow", a); }));
+  add_lowering("atan2", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return Expr::call("atan2", a); }));
+  const std::map<std::string, loop::CmpOp> comparisons = {
+      {"equal", loop::CmpOp::EQ}, {"not_equal", loop::CmpOp::NE},   {"less", loop::CmpOp::LT},
+      {"less_equal", loop::CmpOp::LE}, {"greater", loop::CmpOp::GT}, {"greater_equal", loop::CmpOp::GE},
+      {"logical_xor", loop::CmpOp::NE}};
+  for (const auto& [name, op] : comparisons) add_lowering(name, comparison(op));
+  add_lowering("logical_not", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return !a[0]; }));
+  add_lowering("where", elementwise([](const LowerContext&, const std::vector<Expr>& a) {
+                 return Expr::select(a[0], a[1], a[2]);
+               }));
+  add_lowering("cast", elementwise([](const LowerContext& c, const std::vector<Expr>& a) {
+                 return loop::cast(c.out_dtype(), a[0]);
+               }));
+}
+
+}  // namespace difftest::passes

@@ -1,0 +1,10 @@
+#include "compiler/pipeline/compile.h"
+
+namespace difftest::pipeline {
+
+runtime::Executable compile(const Program& p, const Pipeline& pipeline, const RunOptions& options) {
+  Lowered l = run_passes(p, pipeline.passes, options);
+  return runtime::Executable(std::move(l.graph), std::move(l.module), codegen::JitOptions{pipeline.llvm_opt_level});
+}
+
+}  // namespace difftest::pipeline

@@ -1,0 +1,15 @@
+// Graph program -> runnable executable through a named pipeline or an explicit pass list.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/pipeline/pass_manager.h"
+#include "compiler/pipeline/pipelines.h"
+#include "compiler/runtime/executor.h"
+
+namespace difftest::pipeline {
+
+runtime::Executable compile(const Program& p, const Pipeline& pipeline, const RunOptions& options = {});
+
+}  // namespace difftest::pipeline

@@ -1,0 +1,33 @@
+#include "oracle/pipeline_run.h"
+
+#include <chrono>
+
+#include "compiler/pipeline/compile.h"
+
+namespace difftest::oracle {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+PipelineRun run_pipeline(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& env,
+                         const std::map<std::string, Tensor>& inputs, const tolerance::BoundedProgram& bounds,
+                         const tolerance::Options& options) {
+  PipelineRun r;
+  r.pipeline = pipe.name;
+  auto t0 = std::chrono::steady_clock::now();
+  const runtime::Executable exe = pipeline::compile(p, pipe);
+  r.compile_ms = ms_since(t0);
+  r.kernels = exe.module().funcs.size();
+  t0 = std::chrono::steady_clock::now();
+  r.outputs = exe.run(inputs, env);
+  r.run_ms = ms_since(t0);
+  r.comparison = tolerance::compare_outputs(p, bounds, r.outputs, options);
+  return r;
+}
+
+}  // namespace difftest::oracle
