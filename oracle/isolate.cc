@@ -1,0 +1,131 @@
+#include "oracle/isolate.h"
+
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "compiler/ir/diagnostics.h"
+
+namespace difftest::oracle {
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+void write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+// The child's report: one tag byte ('O' ok, 'U' user error, 'E' other error) then the text.
+[[noreturn]] void child_main(int fd, const std::function<std::string()>& work, const IsolationLimits& limits) {
+  // Default dispositions, so a crash kills the child with its signal even when a sanitizer or
+  // the parent installed handlers for them.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
+  if (!kAddressSanitizer && limits.memory_bytes > 0) {
+    const rlimit cap{limits.memory_bytes, limits.memory_bytes};
+    ::setrlimit(RLIMIT_AS, &cap);
+  }
+  std::string report;
+  try {
+    report = "O" + work();
+  } catch (const UserError& e) {
+    report = std::string("U") + e.what();
+  } catch (const std::exception& e) {
+    report = std::string("E") + e.what();
+  } catch (...) {
+    report = "Eunknown exception";
+  }
+  write_all(fd, report);
+  ::close(fd);
+  ::_exit(0);  // no atexit handlers or static destructors of the parent's state
+}
+
+}  // namespace
+
+const char* status_name(ChildOutcome::Status s) {
+  switch (s) {
+    case ChildOutcome::Status::Ok: return "ok";
+    case ChildOutcome::Status::Error: return "error";
+    case ChildOutcome::Status::Crashed: return "crashed";
+    case ChildOutcome::Status::TimedOut: return "timed_out";
+    case ChildOutcome::Status::Lost: return "lost";
+  }
+  return "?";
+}
+
+ChildOutcome run_isolated(const std::function<std::string()>& work, const IsolationLimits& limits) {
+  int fds[2];
+  DT_CHECK(::pipe(fds) == 0, fmt::format("pipe: {}", std::strerror(errno)));
+  std::fflush(nullptr);  // the child must not flush the parent's buffered output again
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  DT_CHECK(pid >= 0, fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    ::close(fds[0]);
+    child_main(fds[1], work, limits);
+  }
+  ::close(fds[1]);
+  ChildOutcome out;
+  std::string report;
+  bool timed_out = false;
+  char buf[65536];
+  for (;;) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double left = limits.timeout_seconds - elapsed;
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(left * 1000) + 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) continue;  // re-check the clock
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EOF: the child closed its end (finished or died)
+    report.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (timed_out) {
+    out.status = ChildOutcome::Status::TimedOut;
+  } else if (WIFSIGNALED(status)) {
+    out.status = ChildOutcome::Status::Crashed;
+    out.signal = WTERMSIG(status);
+    out.message = fmt::format("killed by signal {} ({})", out.signal, ::strsignal(out.signal));
+  } else if (report.empty()) {
+    out.status = ChildOutcome::Status::Lost;
+    out.message = fmt::format("exited with status {} without a report", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  } else if (report[0] == 'O') {
+    out.status = ChildOutcome::Status::Ok;
+    out.payload = report.substr(1);
+  } else {
+    out.status = ChildOutcome::Status::Error;
+    out.user_error = report[0] == 'U';
+    out.message = report.substr(1);
+  }
+  return out;
+}
+
+}  // namespace difftest::oracle

@@ -1,0 +1,39 @@
+// Runs work in a forked child process with a wall-clock timeout and a memory cap, so a
+// compiler crash, an abort or an infinite loop in generated code becomes a result, never a
+// harness crash.
+//
+// Only the compiler runs in the child: the reference interpreter (OpenBLAS, with its thread
+// pool) stays in the parent, because a forked child inherits none of the parent's threads.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace difftest::oracle {
+
+struct IsolationLimits {
+  double timeout_seconds = 10;
+  size_t memory_bytes = size_t{4} << 30;  // address-space cap of the child (not applied under ASan)
+};
+
+struct ChildOutcome {
+  enum class Status {
+    Ok,          // the work returned; `payload` holds what it returned
+    Error,       // the work threw; `message` holds what()
+    Crashed,     // killed by a signal (SIGSEGV, SIGABRT, ...); `signal` says which
+    TimedOut,    // killed after the timeout
+    Lost,        // exited without reporting (e.g. exit() called inside the work)
+  };
+  Status status = Status::Lost;
+  std::string payload;
+  std::string message;
+  bool user_error = false;  // Error from a difftest::UserError (bad input) rather than an internal one
+  int signal = 0;
+  double seconds = 0;
+};
+
+const char* status_name(ChildOutcome::Status s);
+
+ChildOutcome run_isolated(const std::function<std::string()>& work, const IsolationLimits& limits);
+
+}  // namespace difftest::oracle
