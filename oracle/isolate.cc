@@ -33,8 +33,9 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
-// The child's report: one tag byte ('O' ok, 'U' user error, 'E' other error) then the text.
-[[noreturn]] void child_main(int fd, const std::function<std::string()>& work, const IsolationLimits& limits) {
+// The stream from the child: progress frames 'P' + 4-byte length + stage name, then the final
+// report 'R' + tag ('O' ok, 'U' user error, 'E' other error) + text up to EOF.
+[[noreturn]] void child_main(int fd, const std::function<std::string(Progress&)>& work, const IsolationLimits& limits) {
   // Default dispositions, so a crash kills the child with its signal even when a sanitizer or
   // the parent installed handlers for them.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
@@ -43,14 +44,15 @@ void write_all(int fd, const std::string& s) {
     ::setrlimit(RLIMIT_AS, &cap);
   }
   std::string report;
+  Progress progress(fd);
   try {
-    report = "O" + work();
+    report = "RO" + work(progress);
   } catch (const UserError& e) {
-    report = std::string("U") + e.what();
+    report = std::string("RU") + e.what();
   } catch (const std::exception& e) {
-    report = std::string("E") + e.what();
+    report = std::string("RE") + e.what();
   } catch (...) {
-    report = "Eunknown exception";
+    report = "REunknown exception";
   }
   write_all(fd, report);
   ::close(fd);
@@ -58,6 +60,14 @@ void write_all(int fd, const std::string& s) {
 }
 
 }  // namespace
+
+void Progress::stage(const std::string& name) {
+  const auto n = static_cast<uint32_t>(name.size());
+  std::string frame = "P";
+  frame.append(reinterpret_cast<const char*>(&n), sizeof n);
+  frame += name;
+  write_all(fd_, frame);
+}
 
 const char* status_name(ChildOutcome::Status s) {
   switch (s) {
@@ -71,6 +81,10 @@ const char* status_name(ChildOutcome::Status s) {
 }
 
 ChildOutcome run_isolated(const std::function<std::string()>& work, const IsolationLimits& limits) {
+  return run_isolated([&](Progress&) { return work(); }, limits);
+}
+
+ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, const IsolationLimits& limits) {
   int fds[2];
   DT_CHECK(::pipe(fds) == 0, fmt::format("pipe: {}", std::strerror(errno)));
   std::fflush(nullptr);  // the child must not flush the parent's buffered output again
@@ -104,6 +118,16 @@ ChildOutcome run_isolated(const std::function<std::string()>& work, const Isolat
   }
   ::close(fds[0]);
   if (timed_out) ::kill(pid, SIGKILL);
+  // Split the stream into progress frames and the final report.
+  size_t at = 0;
+  while (at < report.size() && report[at] == 'P' && at + 5 <= report.size()) {
+    uint32_t n = 0;
+    std::memcpy(&n, report.data() + at + 1, sizeof n);
+    if (at + 5 + n > report.size()) break;
+    out.stage = report.substr(at + 5, n);
+    at += 5 + n;
+  }
+  report = at < report.size() && report[at] == 'R' ? report.substr(at + 1) : std::string();
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -16,6 +16,17 @@ struct IsolationLimits {
   size_t memory_bytes = size_t{4} << 30;  // address-space cap of the child (not applied under ASan)
 };
 
+// Lets the work tell the parent how far it got before it finishes (or dies): the last stage
+// reached is reported even when the child crashes or hangs.
+class Progress {
+ public:
+  explicit Progress(int fd) : fd_(fd) {}
+  void stage(const std::string& name);
+
+ private:
+  int fd_;
+};
+
 struct ChildOutcome {
   enum class Status {
     Ok,          // the work returned; `payload` holds what it returned
@@ -30,10 +41,12 @@ struct ChildOutcome {
   bool user_error = false;  // Error from a difftest::UserError (bad input) rather than an internal one
   int signal = 0;
   double seconds = 0;
+  std::string stage;  // the last Progress::stage the child reached ("" when none)
 };
 
 const char* status_name(ChildOutcome::Status s);
 
+ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, const IsolationLimits& limits);
 ChildOutcome run_isolated(const std::function<std::string()>& work, const IsolationLimits& limits);
 
 }  // namespace difftest::oracle

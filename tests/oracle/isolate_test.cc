@@ -70,6 +70,28 @@ TEST(Isolate, ExceptionsAreReportedWithTheirKind) {
   EXPECT_EQ(internal.message, "boom");
 }
 
+TEST(Isolate, TheLastStageReachedSurvivesACrash) {
+  const auto out = run_isolated(
+      [](Progress& p) -> std::string {
+        p.stage("compile");
+        p.stage("run");
+        ::raise(SIGSEGV);
+        return "unreachable";
+      },
+      quick());
+  EXPECT_EQ(out.status, Status::Crashed);
+  EXPECT_EQ(out.stage, "run");
+  const auto ok = run_isolated(
+      [](Progress& p) {
+        p.stage("compile");
+        return std::string("P-looking payload");
+      },
+      quick());
+  ASSERT_EQ(ok.status, Status::Ok);
+  EXPECT_EQ(ok.stage, "compile");
+  EXPECT_EQ(ok.payload, "P-looking payload");
+}
+
 TEST(Isolate, ExitingWithoutAReportIsLost) {
   const auto out = run_isolated([]() -> std::string { std::_Exit(7); }, quick());
   EXPECT_EQ(out.status, Status::Lost);
