@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 
@@ -33,6 +34,15 @@ void write_all(int fd, const std::string& s) {
   }
 }
 
+size_t current_address_space() {
+  size_t pages = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%zu", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  return pages * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+}
+
 // The stream from the child: progress frames 'P' + 4-byte length + stage name, then the final
 // report 'R' + tag ('O' ok, 'U' user error, 'E' other error) + text up to EOF.
 [[noreturn]] void child_main(int fd, const std::function<std::string(Progress&)>& work, const IsolationLimits& limits) {
@@ -40,7 +50,10 @@ void write_all(int fd, const std::string& s) {
   // the parent installed handlers for them.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
   if (!kAddressSanitizer && limits.memory_bytes > 0) {
-    const rlimit cap{limits.memory_bytes, limits.memory_bytes};
+    // The child starts with the parent's address space (inputs, reference values): the cap is
+    // on what it adds.
+    const size_t cap_bytes = current_address_space() + limits.memory_bytes;
+    const rlimit cap{cap_bytes, cap_bytes};
     ::setrlimit(RLIMIT_AS, &cap);
   }
   std::string report;

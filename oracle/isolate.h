@@ -13,7 +13,7 @@ namespace difftest::oracle {
 
 struct IsolationLimits {
   double timeout_seconds = 10;
-  size_t memory_bytes = size_t{4} << 30;  // address-space cap of the child (not applied under ASan)
+  size_t memory_bytes = size_t{4} << 30;  // address space the child may add to the parent's (not under ASan)
 };
 
 // Lets the work tell the parent how far it got before it finishes (or dies): the last stage

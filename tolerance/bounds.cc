@@ -19,8 +19,8 @@ size_t Bounded::uncertain_count() const {
 }
 
 DType RuleContext::acc(DType operand) const {
-  const AttrValue& v = attrs().get("acc");
-  return std::holds_alternative<DType>(v) ? std::get<DType>(v) : operand;
+  if (!binding.op().find_attr("acc")) return operand;  // max, min, argmax ...: no accumulator
+  return attrs().get_opt_dtype("acc").value_or(operand);
 }
 
 std::vector<Tensor> RuleContext::kernel(const std::vector<Tensor>& args) const {

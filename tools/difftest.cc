@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "compiler/codegen/codegen.h"
@@ -16,6 +17,7 @@
 #include "compiler/pipeline/compile.h"
 #include "compiler/tensor/npy.h"
 #include "fuzz/generator.h"
+#include "oracle/check.h"
 #include "oracle/pipeline_run.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
@@ -26,15 +28,63 @@ namespace {
 
 enum Exit { kOk = 0, kFailure = 1, kBadInput = 2, kInternal = 3 };
 
-int run_seed(uint64_t seed) {
-  const difftest::Program p = difftest::generate_program(seed);
+struct SeedFlags {
+  uint64_t seed = 0;
+  std::string opt = "O0", save_dir;
+  double timeout = 10;
+  bool json = false;
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= s.size()) {
+    const size_t comma = s.find(',', at);
+    const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return out;
+}
+
+void save_reproducer(const std::string& dir, const difftest::Program& p, const difftest::oracle::Verdict& v,
+                     uint64_t input_seed) {
+  namespace ref = difftest::reference;
+  std::filesystem::create_directories(dir);
+  const auto* failure = v.first_failure();
+  const difftest::sym::Env env =
+      ref::resolve_binding(p, failure && !failure->binding.empty() ? failure->binding : difftest::sym::Env{}, nullptr);
+  ref::dump_tensors(dir, ref::generate_inputs(p, env, input_seed), {},
+                    fmt::format("inputs of {} under {}", p.name(), ref::binding_str(env)));
+  std::ofstream(std::filesystem::path(dir) / "program.ir") << difftest::print(p);
+  std::ofstream(std::filesystem::path(dir) / "verdict.json") << v.to_json().dump(2) << "\n";
+}
+
+int run_seed(const SeedFlags& f) {
+  namespace oracle = difftest::oracle;
+  const difftest::Program p = difftest::generate_program(f.seed);
   difftest::verify(p);
-  fmt::print("seed {}: program {:016x} ({} ops, {} dim vars)\n", seed, difftest::program_hash(p), p.num_calls(),
-             p.dims().size());
-  fmt::print("{}", difftest::print(p));
-  fmt::print("verdict: valid (the generated program passes the verifier; compiling and comparing it "
-             "needs the compiler backend, which is not built yet)\n");
-  return kOk;
+  oracle::CheckOptions options;
+  options.pipelines = split_list(f.opt);
+  for (const auto& name : options.pipelines) difftest::pipeline::find_pipeline(name);  // usage errors first
+  options.limits.timeout_seconds = f.timeout;
+  const oracle::Verdict v = oracle::check_program(p, options);
+  if (!f.save_dir.empty()) save_reproducer(f.save_dir, p, v, options.input_seed);
+  if (f.json) {
+    nlohmann::json j = v.to_json();
+    j["seed"] = f.seed;
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("seed {}: program {:016x} ({} ops, {} dim vars)\n", f.seed, v.hash, p.num_calls(), p.dims().size());
+    for (const auto& var : v.variants) {
+      fmt::print("  {:<4} {:<24} {:<15} {}\n", var.pipeline, difftest::reference::binding_str(var.binding),
+                 oracle::verdict_kind_name(var.kind),
+                 var.kind == oracle::VerdictKind::Ok ? fmt::format("worst ratio {:.3g}", var.worst_ratio) : var.message);
+    }
+    fmt::print("verdict: {}\n", oracle::verdict_kind_name(v.overall()));
+  }
+  return oracle::is_failure(v.overall()) ? kFailure : kOk;
 }
 
 int run_check(const std::vector<std::string>& files, bool quiet) {
@@ -187,22 +237,20 @@ int run_compile(const CompileFlags& f) {
 struct RunFlags {
   EvalFlags eval;
   std::string opt = "O0";
+  bool all_bindings = false;
 };
 
-int run_run(const RunFlags& rf) {
+// One binding: compile, run, compare, print. Returns whether every output agreed.
+bool run_one_binding(const difftest::Program& p, const difftest::pipeline::Pipeline& pipe, const difftest::sym::Env& env,
+                     const EvalFlags& f) {
   namespace ref = difftest::reference;
   namespace tol = difftest::tolerance;
-  const EvalFlags& f = rf.eval;
-  const difftest::Program p = difftest::parse_program_file(f.file);
-  difftest::verify(p);
-  const auto& pipe = difftest::pipeline::find_pipeline(rf.opt);
-  const difftest::sym::Env env = ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), nullptr);
   const auto inputs = ref::generate_inputs(p, env, f.seed);
   const tol::Options opt = tolerance_options(f);
   const auto bp = tol::bound_program(p, env, inputs, opt);
   if (bp.invalid) {
-    fmt::print("the program is invalid under {}: {}\n", ref::binding_str(env), bp.invalid_reason);
-    return kBadInput;
+    throw difftest::UserError(difftest::ErrorKind::Evaluation, fmt::format("the program is invalid under {}: {}",
+                                                                           ref::binding_str(env), bp.invalid_reason));
   }
   const auto r = difftest::oracle::run_pipeline(p, pipe, env, inputs, bp, opt);
   fmt::print("@{} under {} at {} ({} kernels, compile {:.1f} ms, run {:.1f} ms; {} bounds)\n", p.name(),
@@ -219,8 +267,28 @@ int run_run(const RunFlags& rf) {
                                   pipe.name, ref::binding_str(env), f.seed));
     fmt::print("wrote {} inputs and {} outputs to {}\n", inputs.size(), r.outputs.size(), f.dump_dir);
   }
-  fmt::print("verdict: {} (worst ratio {:.3g})\n", r.comparison.passed() ? "ok" : "mismatch", r.comparison.worst_ratio());
-  return r.comparison.passed() ? kOk : kFailure;
+  return r.comparison.passed();
+}
+
+int run_run(const RunFlags& rf) {
+  namespace ref = difftest::reference;
+  const EvalFlags& f = rf.eval;
+  const difftest::Program p = difftest::parse_program_file(f.file);
+  difftest::verify(p);
+  const auto& pipe = difftest::pipeline::find_pipeline(rf.opt);
+  std::vector<difftest::sym::Env> bindings;
+  if (rf.all_bindings) {
+    if (!f.bind.empty()) throw difftest::UserError(difftest::ErrorKind::Usage, "--bind and --all-bindings exclude each other");
+    if (!f.dump_dir.empty()) throw difftest::UserError(difftest::ErrorKind::Usage, "--dump needs a single binding");
+    bindings = ref::standard_bindings(p);
+  } else {
+    bindings.push_back(ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), nullptr));
+  }
+  size_t agreed = 0;
+  for (const auto& env : bindings) agreed += run_one_binding(p, pipe, env, f) ? 1 : 0;
+  const bool ok = agreed == bindings.size();
+  fmt::print("verdict: {} ({} of {} bindings agree)\n", ok ? "ok" : "mismatch", agreed, bindings.size());
+  return ok ? kOk : kFailure;
 }
 
 int run_list_ops(bool markdown) {
@@ -240,8 +308,12 @@ int main(int argc, char** argv) {
       "Exit codes: 0 everything agreed / input valid; 1 a failure was found; 2 bad input or usage; "
       "3 internal error in difftest.");
   app.set_version_flag("--version", "difftest 0.1.0");
-  uint64_t seed = 0;
-  auto* seed_opt = app.add_option("--seed", seed, "generate program N and check it");
+  SeedFlags sf;
+  auto* seed_opt = app.add_option("--seed", sf.seed, "generate program N, compile it every way, compare, print a verdict");
+  app.add_option("--opt", sf.opt, "with --seed: comma-separated pipelines (default O0)");
+  app.add_option("--timeout", sf.timeout, "with --seed: seconds for each pipeline's compile and runs (default 10)");
+  app.add_flag("--json", sf.json, "with --seed: print the verdict as JSON");
+  app.add_option("--save", sf.save_dir, "with --seed: write program.ir, the inputs (.npy) and verdict.json to DIR");
 
   auto* check = app.add_subcommand("check", "parse and verify IR files, print their canonical form");
   std::vector<std::string> files;
@@ -285,6 +357,7 @@ int main(int argc, char** argv) {
   run->add_option("--opt", rf.opt, "pipeline: O0");
   run->add_option("--bind", rf.eval.bind, "dim values, e.g. n=5,m=3 (default: lower bounds)");
   run->add_option("--seed", rf.eval.seed, "seed of the generated inputs");
+  run->add_flag("--all-bindings", rf.all_bindings, "every standard binding: lower bounds, middles, maxima");
   run->add_option("--dump", rf.eval.dump_dir, "write inputs and compiled outputs as .npy files to DIR");
   run->add_option("--bound-mode", rf.eval.bound_mode, "probabilistic (default), deterministic or pairwise");
   run->add_option("--lambda", rf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)");
@@ -311,7 +384,7 @@ int main(int argc, char** argv) {
     if (compare->parsed()) return run_compare(cf);
     if (compile->parsed()) return run_compile(cpf);
     if (run->parsed()) return run_run(rf);
-    if (*seed_opt) return run_seed(seed);
+    if (*seed_opt) return run_seed(sf);
     fmt::print(stderr, "{}", app.help());
     return kBadInput;
   } catch (const difftest::UserError& e) {

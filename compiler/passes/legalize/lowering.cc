@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ops/op.h"
 
 namespace difftest::passes {
 
@@ -31,8 +32,8 @@ std::vector<loop::Expr> to_loop(const std::vector<sym::Expr>& dims) {
 }
 
 DType LowerContext::acc(DType otherwise) const {
-  const AttrValue& v = attrs().get("acc");
-  return std::holds_alternative<DType>(v) ? std::get<DType>(v) : otherwise;
+  if (!binding.op().find_attr("acc")) return otherwise;
+  return attrs().get_opt_dtype("acc").value_or(otherwise);
 }
 
 loop::Expr LowerContext::fresh_var(const std::string& hint) { return loop::Expr::var(fmt::format("{}{}", hint, next_var++)); }
