@@ -96,6 +96,30 @@ Bounded exact_value(const Tensor& t, DType declared) {
   return b;
 }
 
+double largest_finite(DType t) {
+  switch (t) {
+    case DType::f16: return 65504.0;
+    case DType::bf16: return 3.3895313892515355e38;
+    case DType::f32: return 3.4028234663852886e38;
+    default: return INFINITY;
+  }
+}
+
+// A value that may exceed its dtype's finite range overflows to inf in a correct
+// implementation: the program is invalid under this binding (the generator's fault).
+void check_range(const Bounded& r, const Value& v, BoundedProgram& out) {
+  if (!is_float(r.dtype)) return;
+  const double limit = largest_finite(r.dtype);
+  for (size_t i = 0; i < r.ref.size(); ++i) {
+    if (std::fabs(r.ref[i]) + r.err[i] > limit) {
+      out.invalid = true;
+      out.invalid_reason = fmt::format("%{} = {:.6g} (bound {:.3g}) at element {} may exceed the range of {}", v.name(),
+                                       r.ref[i], r.err[i], i, dtype_name(r.dtype));
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void add_rule(const std::string& op, Rule r) {
@@ -138,6 +162,7 @@ BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::m
       RuleContext ctx{b, {}, results, env, opt};
       for (const auto& a : b.args()) ctx.in.push_back(&out.values.at(a.get()));
       (*rule)(ctx);
+      for (size_t i = 0; i < results.size() && !out.invalid; ++i) check_range(results[i], b.results()[i], out);
     }
     for (size_t i = 0; i < results.size(); ++i) out.values[b.results()[i].get()] = std::move(results[i]);
   }

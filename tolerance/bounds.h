@@ -11,6 +11,7 @@
 // excluded from comparisons and counted.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -80,10 +81,13 @@ Tensor magnitude(const Bounded& b, bool with_error);  // |r| (+ e) as an f64 ten
 Tensor errors(const Bounded& b);                       // e as an f64 tensor
 Tensor squares(const Bounded& b, bool of_errors);      // r^2 or e^2 as an f64 tensor
 Tensor indicator(const Bounded& b);                    // 1.0 where uncertain, else 0
-// Whether inherited operand errors add in quadrature (probabilistic mode): independent,
-// mean-zero errors e_k weighted by c_k sum to at most sqrt(sum (c_k e_k)^2) at the same
-// confidence as each e_k, where the deterministic bound is sum |c_k| e_k.
+// Whether inherited operand errors add in quadrature (probabilistic mode), where the
+// deterministic bound is sum |c_k| e_k. An operand bound e_k is a worst case, about sqrt(3)
+// standard deviations of a rounding error spread uniformly over [-e_k, e_k]; independent,
+// mean-zero errors then sum to lambda sigma = (lambda / sqrt 3) sqrt(sum (c_k e_k)^2) at the
+// mode's confidence.
 inline bool quadrature(const Options& o) { return o.mode == BoundMode::Probabilistic; }
+inline double quadrature_factor(const Options& o) { return std::max(1.0, o.lambda / 1.7320508075688772); }
 // Bound of an op that sums k products of operand 0 with operand 1, plus an optional operand 2
 // (matmul, linear, convolutions): g(k) S(|a|+e, |b|+e) + S(|a|+e, |b|+e) - S(|a|, |b|) + rounding,
 // the propagated part S(|a|+e, |b|+e) - S(|a|, |b|) taken in quadrature in probabilistic mode.

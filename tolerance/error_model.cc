@@ -167,9 +167,11 @@ ScalarBound binary_bound(const std::string& op, double a, double ea, double b, d
     s.uncertain = std::fabs(b) <= eb;
     if (!s.uncertain) {
       const double q = a / b;
-      // The quotient is rounded to the dtype before the floor; an exactly representable one is not moved.
-      const double eq = (ea + std::fabs(q) * eb) / (std::fabs(b) - eb) +
-                        (round_to_float_dtype(q, out) == q ? 0 : 2 * rounding_error(q, out));
+      // The quotient is rounded to the dtype before the floor. Only an exact operand pair whose
+      // quotient is representable is not moved: a perturbed quotient just below an integer can
+      // round up to it.
+      const bool exact = ea == 0 && eb == 0 && round_to_float_dtype(q, out) == q;
+      const double eq = (ea + std::fabs(q) * eb) / (std::fabs(b) - eb) + (exact ? 0 : 2 * rounding_error(q, out));
       s.uncertain = std::floor(q - eq) != std::floor(q + eq);
       if (!s.uncertain && op == "floor_mod") {
         s.err = ea + std::fabs(std::floor(q)) * eb + eb + rounding_error(r, out);

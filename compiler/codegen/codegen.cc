@@ -104,6 +104,19 @@ class FunctionEmitter {
     llvm::Value* odd = b_.CreateOr(toward, b_.getInt32(1));
     return b_.CreateBitCast(b_.CreateSelect(inexact, odd, bits), b_.getFloatTy());
   }
+  // i64 -> f64 rounded to odd: magnitudes from 2^53 lose their low 11 bits into a sticky bit, so
+  // a later rounding to f32/f16/bf16 equals the direct rounding of the integer.
+  llvm::Value* i64_to_double_odd(llvm::Value* v) {
+    llvm::Value* neg = b_.CreateICmpSLT(v, b_.getInt64(0));
+    llvm::Value* mag = b_.CreateSelect(neg, b_.CreateNeg(v), v);  // INT64_MIN stays 2^63 read as unsigned
+    llvm::Value* big = b_.CreateICmpUGE(mag, b_.getInt64(uint64_t{1} << 53));
+    llvm::Value* sticky = b_.CreateZExt(b_.CreateICmpNE(b_.CreateAnd(mag, b_.getInt64(0x7FF)), b_.getInt64(0)), b_.getInt64Ty());
+    llvm::Value* odd = b_.CreateOr(b_.CreateLShr(mag, 11), sticky);
+    llvm::Value* big_d = b_.CreateFMul(b_.CreateUIToFP(odd, b_.getDoubleTy()), llvm::ConstantFP::get(b_.getDoubleTy(), 2048.0));
+    llvm::Value* d = b_.CreateSelect(big, big_d, b_.CreateUIToFP(mag, b_.getDoubleTy()));
+    return b_.CreateSelect(neg, b_.CreateFNeg(d), d);
+  }
+
   // A value of float dtype `from` (register form) as float dtype `to`, rounded once.
   llvm::Value* float_to_float(llvm::Value* v, DType from, DType to) {
     if (from == to) return v;
@@ -292,8 +305,9 @@ class FunctionEmitter {
       if (to == DType::f32 || to == DType::f64) {
         return uns ? b_.CreateUIToFP(v, reg_type(to)) : b_.CreateSIToFP(v, reg_type(to));
       }
-      // Exact in f64 up to 2^53; f16 overflows long before and bf16 rounds once from there.
-      llvm::Value* d = uns ? b_.CreateUIToFP(v, b_.getDoubleTy()) : b_.CreateSIToFP(v, b_.getDoubleTy());
+      // To f64 first (exact below 2^53; i64 beyond that is rounded to odd), then one rounding.
+      llvm::Value* d = from == DType::i64 ? i64_to_double_odd(v)
+                                          : (uns ? b_.CreateUIToFP(v, b_.getDoubleTy()) : b_.CreateSIToFP(v, b_.getDoubleTy()));
       return float_to_float(d, DType::f64, to);
     }
     return is_unsigned(from) ? b_.CreateZExtOrTrunc(v, reg_type(to)) : b_.CreateSExtOrTrunc(v, reg_type(to));

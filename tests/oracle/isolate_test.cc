@@ -92,6 +92,20 @@ TEST(Isolate, TheLastStageReachedSurvivesACrash) {
   EXPECT_EQ(ok.payload, "P-looking payload");
 }
 
+TEST(Isolate, TheMemoryCapStopsARunawayAllocation) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the address-space cap is not applied under AddressSanitizer";
+#endif
+  const auto out = run_isolated(
+      [] {
+        std::vector<char> huge(size_t{2} << 30, 1);
+        return std::to_string(huge[huge.size() - 1]);
+      },
+      IsolationLimits{10, size_t{256} << 20});
+  EXPECT_EQ(out.status, Status::Error);
+  EXPECT_NE(out.message.find("bad_alloc"), std::string::npos) << out.message;
+}
+
 TEST(Isolate, ExitingWithoutAReportIsLost) {
   const auto out = run_isolated([]() -> std::string { std::_Exit(7); }, quick());
   EXPECT_EQ(out.status, Status::Lost);

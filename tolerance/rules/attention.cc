@@ -1,6 +1,7 @@
 // Error rules of attention and rope. Attention is bounded through its decomposition: the score
 // dot products (K = head dim), the optional soft-cap, a softmax over the admitted keys and the
 // weighted sum of values (K = admitted keys), all in the accumulator dtype.
+#include <algorithm>
 #include <cmath>
 
 #include "tolerance/bounds.h"
@@ -14,6 +15,47 @@ bool admitted(int64_t i, int64_t j, int64_t offset, bool causal, int64_t window,
   if ((causal || window > 0) && j > p) return false;
   return !(window > 0 && !(j > p - window || j < sink));
 }
+
+// Relative rounding of softmax weights computed in acc (exp, the sum of n terms, the division):
+// the same factor softmax_bound uses.
+double softmax_rounding(size_t n, DType acc, const Options& opt) {
+  const double a = libm_error(1.0, acc);
+  const double beta = a + summation_factor(static_cast<int64_t>(n), acc, opt) * (1 + a);
+  return beta >= 1 ? INFINITY : (1 + a) * (1 + unit_roundoff(acc)) / (1 - beta) - 1;
+}
+
+// The bound of o = sum_t w_t v_t over the admitted keys of one row.
+struct WeightedSum {
+  size_t n;
+  double g;          // summation factor of the n products
+  double rho;        // relative rounding of each weight
+  bool quadrature;   // probabilistic mode
+  double q_factor;
+
+  double bound(const std::vector<double>& w, const std::vector<double>& ew, const std::vector<double>& es,
+               const std::vector<double>& v, const std::vector<double>& ev) const {
+    double mag = 0, mag0 = 0, o = 0, es_max = 0;
+    for (size_t t = 0; t < n; ++t) {
+      mag += (w[t] + ew[t]) * (std::fabs(v[t]) + ev[t]);
+      mag0 += w[t] * std::fabs(v[t]);
+      o += w[t] * v[t];
+      es_max = std::max(es_max, es[t]);
+    }
+    const double deterministic = g * mag + (mag - mag0);
+    // Score perturbations d move the output by sum_t w_t (d_t - sum_s w_s d_s) v_t =
+    // sum_t w_t d_t (v_t - o) to first order; independent d_t add in quadrature. The factor
+    // e^{2 max e_s} covers the curvature of exp while the score bounds stay below 1/2.
+    if (!quadrature || es_max > 0.5) return deterministic;
+    double through_scores = 0, through_values = 0;
+    for (size_t t = 0; t < n; ++t) {
+      through_scores += std::pow(w[t] * es[t] * std::fabs(v[t] - o), 2);
+      through_values += std::pow(w[t] * ev[t], 2);
+    }
+    const double probabilistic = g * mag + rho * mag0 +
+                                 q_factor * (std::exp(2 * es_max) * std::sqrt(through_scores) + std::sqrt(through_values));
+    return std::min(deterministic, probabilistic);
+  }
+};
 
 void attention(RuleContext& c) {
   const Bounded &q = *c.in[0], &k = *c.in[1], &v = *c.in[2];
@@ -57,7 +99,7 @@ void attention(RuleContext& c) {
             unsure = unsure || k.uncertain[ki(b, j, g, d)];
           }
           double sv = scale * dot;
-          const double propagated = quadrature(c.opt) ? std::sqrt(quad) + cross : mag - mag0;
+          const double propagated = quadrature(c.opt) ? quadrature_factor(c.opt) * std::sqrt(quad) + cross : mag - mag0;
           double e = std::fabs(scale) * (g_d * mag + propagated) + 2 * rounding_error(sv, A);
           if (cap > 0) {
             sv = cap * std::tanh(sv / cap);
@@ -70,18 +112,20 @@ void attention(RuleContext& c) {
         std::vector<double> w, ew;
         if (!keys.empty() && !softmax_bound(s, es, A, c.opt, w, ew)) unsure = true;
         const double g_kv = summation_factor(static_cast<int64_t>(keys.size()), A, c.opt);
+        const WeightedSum ws{keys.size(), g_kv, softmax_rounding(keys.size(), A, c.opt), quadrature(c.opt),
+                             quadrature_factor(c.opt)};
         for (int64_t d = 0; d < Dv; ++d) {
-          double mag = 0, mag0 = 0;
           bool row_unsure = unsure;
+          std::vector<double> vals(keys.size()), verr(keys.size());
           for (size_t t = 0; t < keys.size() && !row_unsure; ++t) {
             const size_t at = vi(b, keys[t], g, d);
-            mag += (w[t] + ew[t]) * (std::fabs(v.ref[at]) + v.err[at]);
-            mag0 += w[t] * std::fabs(v.ref[at]);
+            vals[t] = v.ref[at];
+            verr[t] = v.err[at];
             row_unsure = v.uncertain[at];
           }
           const size_t o = oi(b, i, h, d);
           out.uncertain[o] = row_unsure;
-          out.err[o] = g_kv * mag + (mag - mag0) + rounding_error(out.ref[o], out.dtype);
+          if (!row_unsure) out.err[o] = ws.bound(w, ew, es, vals, verr) + rounding_error(out.ref[o], out.dtype);
         }
       }
     }

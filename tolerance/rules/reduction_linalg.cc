@@ -28,8 +28,13 @@ void reduce(RuleContext& c) {
   const int64_t k = a.numel() / std::max<int64_t>(out.numel(), 1);
   const double g = summation_factor(k, c.acc(out.dtype), c.opt);
   if (op == "max" || op == "min") {
-    const Tensor e = c.kernel({errors(a)})[0];  // max of the errors over each reduced slice
-    for (size_t i = 0; i < out.err.size(); ++i) out.err[i] = std::max(0.0, e.get(static_cast<int64_t>(i)));
+    // |max(x + d) - max(x)| <= max |d| over the slice, and likewise for min. The kernel is the
+    // op itself, so for min it is run on negated errors: min(-e) = -max(e).
+    const double sign = op == "max" ? 1.0 : -1.0;
+    std::vector<double> signed_err(a.err.size());
+    for (size_t i = 0; i < a.err.size(); ++i) signed_err[i] = sign * a.err[i];
+    const Tensor e = c.kernel({as_f64(signed_err, a.shape())})[0];
+    for (size_t i = 0; i < out.err.size(); ++i) out.err[i] = std::max(0.0, sign * e.get(static_cast<int64_t>(i)));
     return;
   }
   const Tensor with = c.kernel({magnitude(a, true)})[0];
@@ -42,8 +47,8 @@ void reduce(RuleContext& c) {
     // sum/mean: propagated errors (in quadrature: sqrt(sum e^2), and a mean of e^2 is that / k);
     // prod: prod(|x| + e) - prod |x|.
     const double propagated = !quad ? std::max(0.0, s1 - s0)
-                                    : (op == "mean" ? std::sqrt(sq.get(at) / static_cast<double>(k))
-                                                    : std::sqrt(sq.get(at)));
+                                    : quadrature_factor(c.opt) * (op == "mean" ? std::sqrt(sq.get(at) / static_cast<double>(k))
+                                                                               : std::sqrt(sq.get(at)));
     double e = g * s1 + propagated;
     if (op == "mean") e += rounding_error(out.ref[i], c.acc(out.dtype));
     out.err[i] = e + rounding_error(out.ref[i], out.dtype);
@@ -113,8 +118,9 @@ void dot_product_bound(RuleContext& c, int64_t k) {
   for (size_t i = 0; i < out.err.size(); ++i) {
     const auto at = static_cast<int64_t>(i);
     const double a1 = s1.get(at), a0 = s0.get(at);
-    const double propagated = quadrature(c.opt) ? std::sqrt(through_a.get(at) + through_b.get(at)) + cross.get(at)
-                                                : std::max(0.0, a1 - a0);
+    const double propagated = quadrature(c.opt)
+                                  ? quadrature_factor(c.opt) * std::sqrt(through_a.get(at) + through_b.get(at)) + cross.get(at)
+                                  : std::max(0.0, a1 - a0);
     out.err[i] = g * a1 + propagated + rounding_error(out.ref[i], out.dtype);
   }
 }

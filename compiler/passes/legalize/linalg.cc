@@ -1,7 +1,86 @@
+// Lowerings of the linalg family: one loop nest over the result around a dot product of length
+// K. Operands are widened to `acc` (absent: the operand dtype) before the multiply, so products
+// and sums are carried in the accumulator and the result is rounded once.
 #include "compiler/passes/legalize/lowering.h"
 
 namespace difftest::passes {
 
-void register_linalg_lowerings() {}
+namespace {
+
+using loop::Expr;
+using loop::Stmt;
+
+// The dims of a shape before its last `trailing` ones.
+std::vector<Expr> leading(const std::vector<Expr>& shape, size_t trailing) {
+  return {shape.begin(), shape.end() - static_cast<std::ptrdiff_t>(trailing)};
+}
+
+// `prefix` followed by two more indices.
+std::vector<Expr> with_pair(std::vector<Expr> prefix, const Expr& a, const Expr& b) {
+  prefix.push_back(a);
+  prefix.push_back(b);
+  return prefix;
+}
+
+// out[idx] = cast(out, bias(sum_k term(k))) with the sum in `acc`.
+Stmt dot_into(LowerContext& c, DType acc, const Expr& k_extent, const Expr& out_index,
+              const std::function<Expr(const Expr& k)>& term, const std::function<Expr(const Expr& sum)>& bias) {
+  return reduce_into(
+      c, acc, loop::imm(0, acc), k_extent, [&](const Expr& sum, const Expr& k) { return sum + term(k); },
+      [&](const Expr& sum) { return Stmt::store(c.out[0], out_index, loop::cast(c.out_dtype(), bias(sum))); });
+}
+
+Expr no_bias(const Expr& sum) { return sum; }
+
+// y[..., i, j] = sum_k A[..., i, k] * B[..., k, j], with A and B the operands or their
+// transposes, and each operand's batch index the NumPy broadcast of the result's.
+Stmt matmul(LowerContext& c) {
+  const bool ta = c.attrs().get_bool("transpose_a"), tb = c.attrs().get_bool("transpose_b");
+  const DType acc = c.acc(c.out_dtype());
+  const auto& a_shape = c.in_shape(0);
+  const auto& b_shape = c.in_shape(1);
+  const Expr k_extent = ta ? a_shape[a_shape.size() - 2] : a_shape.back();
+  const std::vector<Expr> a_batch = leading(a_shape, 2), b_batch = leading(b_shape, 2);
+  return loop_nest(c, c.out_shape(), [&](const std::vector<Expr>& idx) {
+    const std::vector<Expr> batch = leading(idx, 2);
+    const Expr& i = idx[idx.size() - 2];
+    const Expr& j = idx.back();
+    const std::vector<Expr> a_prefix = broadcast_index(batch, a_batch), b_prefix = broadcast_index(batch, b_batch);
+    const auto term = [&](const Expr& k) {
+      const Expr a = c.in[0][flat_index(ta ? with_pair(a_prefix, k, i) : with_pair(a_prefix, i, k), a_shape)];
+      const Expr b = c.in[1][flat_index(tb ? with_pair(b_prefix, j, k) : with_pair(b_prefix, k, j), b_shape)];
+      return loop::cast(acc, a) * loop::cast(acc, b);
+    };
+    return dot_into(c, acc, k_extent, flat_index(idx, c.out_shape()), term, no_bias);
+  });
+}
+
+// y[..., n] = sum_k x[..., k] * w[n, k] (+ bias[n], added in the accumulator).
+Stmt linear(LowerContext& c) {
+  const DType acc = c.acc(c.out_dtype());
+  const auto& x_shape = c.in_shape(0);
+  const Expr k_extent = x_shape.back();
+  const bool has_bias = c.in.size() > 2;
+  return loop_nest(c, c.out_shape(), [&](const std::vector<Expr>& idx) {
+    const std::vector<Expr> rows = leading(idx, 1);
+    const Expr& n = idx.back();
+    const auto term = [&](const Expr& k) {
+      std::vector<Expr> x_idx = rows;
+      x_idx.push_back(k);
+      const Expr x = c.in[0][flat_index(x_idx, x_shape)];
+      const Expr w = c.in[1][n * k_extent + k];
+      return loop::cast(acc, x) * loop::cast(acc, w);
+    };
+    const auto bias = [&](const Expr& sum) { return has_bias ? sum + loop::cast(acc, c.in[2][n]) : sum; };
+    return dot_into(c, acc, k_extent, flat_index(idx, c.out_shape()), term, bias);
+  });
+}
+
+}  // namespace
+
+void register_linalg_lowerings() {
+  add_lowering("matmul", matmul);
+  add_lowering("linear", linear);
+}
 
 }  // namespace difftest::passes
