@@ -1,15 +1,20 @@
-// Random program generator (first version: type-directed insertion over the whole op
-// registry). It draws every decision from a ChoiceSource, so `generate_program(seed)` is
-// byte-for-byte deterministic and the same code runs under RapidCheck with shrinking.
+// Random program generator: type-directed insertion over the whole op registry, mixed with
+// templates from real models (fuzz/templates.h). It draws every decision from a ChoiceSource,
+// so `generate_program(seed)` is byte-for-byte deterministic and the same code runs under
+// RapidCheck with shrinking.
 //
-// Algorithm (in the spirit of NNSmith): declare 0..max_dim_vars dim variables; then repeat:
-// pick an op, pick or create operands whose types suit it (new params and constants are
-// created on demand), choose attributes, run the op's own shape inference, and keep the
-// binding only if inference accepts it (otherwise try another op). Results are the values no
-// other binding used. Every generated program passes the verifier.
+// Algorithm (in the spirit of NNSmith): declare 1..4 dim variables (or start from a model
+// template and keep its dims and values); then repeat: pick an op by weight, pick or create
+// operands whose types suit it (new params and constants are created on demand), choose
+// attributes, run the op's own shape inference, and keep the binding only if inference accepts
+// it. Values stay finite by construction: the generator tracks a magnitude bound for every
+// value (fuzz/magnitude.h), guards the operands of log/sqrt/rsqrt/pow/div, and squashes an
+// operand when a result could overflow its dtype. Results are the values nothing else used.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include "compiler/ir/ir.h"
 #include "fuzz/rng.h"
@@ -17,11 +22,24 @@
 namespace difftest {
 
 struct GeneratorOptions {
-  int min_ops = 1;
-  int max_ops = 12;
-  int max_dim_vars = 2;
+  int min_ops = 1;  // random ops per program (guards and template ops come on top)
+  int max_ops = 20;
+  int min_dim_vars = 1;
+  int max_dim_vars = 4;
   int max_rank = 4;
+  int64_t max_elements = int64_t{1} << 16;  // per tensor, at the dims' upper bounds
+  // Relative weight of each op (absent: default_op_weights()); 0 never picks the op.
+  std::map<std::string, uint32_t> weights;
+  uint32_t template_percent = 10;  // programs that start from a model template
+  int template_size_shift = 4;  // model widths divided by 2^shift (TemplateOptions)
 };
+
+// Every op in the registry with its default weight.
+const std::map<std::string, uint32_t>& default_op_weights();
+
+// "exp=0,matmul=30" -> weights; UserError(Usage) naming `flag` for an unknown op or a bad
+// number.
+std::map<std::string, uint32_t> parse_op_weights(const std::string& text, const std::string& flag);
 
 Program generate_program(ChoiceSource& choices, const GeneratorOptions& options = {});
 Program generate_program(uint64_t seed, const GeneratorOptions& options = {});

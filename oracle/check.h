@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "compiler/pipeline/pipelines.h"
 #include "oracle/isolate.h"
 #include "oracle/verdict.h"
 #include "tolerance/error_model.h"
@@ -13,18 +14,32 @@
 namespace difftest::oracle {
 
 struct CheckOptions {
-  std::vector<std::string> pipelines = {"O0"};
-  std::vector<sym::Env> bindings;  // empty: reference::standard_bindings
+  std::vector<std::string> pipelines = {"O0"};  // named pipelines (pipelines.cc)
+  std::vector<pipeline::Pipeline> custom;       // explicit pass lists, recorded in the verdict
+  int random_orders = 0;  // random valid pass orders (strategies.h), seeded by the program hash
+  // Pipelines whose outputs are also compared with each other (sum of both bounds) when both ran.
+  std::vector<std::pair<std::string, std::string>> cross_checks = {{"O0", "O3"}};
+  // Also compile the last named pipeline on the program with its dims fixed to one binding
+  // (SpecializeShapes first), compared with the reference and with the symbolic compile.
+  bool specialize = true;
+  std::vector<sym::Env> bindings;  // empty: reference::standard_bindings plus random_bindings more
+  int random_bindings = 2;         // drawn uniformly from the dims' ranges, seeded by the program hash
   uint64_t input_seed = 0;
   tolerance::Options tolerance = [] {
     tolerance::Options o;
     o.mode = tolerance::BoundMode::Probabilistic;
     return o;
   }();
-  IsolationLimits limits;  // per pipeline: one compile and the runs of every binding
+  IsolationLimits limits;  // the timeout bounds the compile and each binding's run separately
   bool isolate = true;     // false: in process (for debugging; a crash takes the harness down)
 };
 
+// The bindings check_program uses when none are given: the standard ones (every dim at its
+// lower bound, an odd middle value and its maximum, all at their maxima), then `random` more,
+// uniform in the ranges and seeded by the program's hash; duplicates dropped.
+std::vector<sym::Env> default_bindings(const Program& p, int random);
+
+// Verdict::faults records the faults enabled in this process (compiler/faults).
 Verdict check_program(const Program& p, const CheckOptions& options);
 
 }  // namespace difftest::oracle

@@ -113,8 +113,9 @@ ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, con
   std::string report;
   bool timed_out = false;
   char buf[65536];
+  auto clock_start = t0;
   for (;;) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_start).count();
     const double left = limits.timeout_seconds - elapsed;
     if (left <= 0) {
       timed_out = true;
@@ -128,6 +129,7 @@ ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, con
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // EOF: the child closed its end (finished or died)
     report.append(buf, static_cast<size_t>(n));
+    if (limits.timeout_per_stage) clock_start = std::chrono::steady_clock::now();  // a stage began (or the report came)
   }
   ::close(fds[0]);
   if (timed_out) ::kill(pid, SIGKILL);

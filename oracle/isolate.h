@@ -14,6 +14,9 @@ namespace difftest::oracle {
 struct IsolationLimits {
   double timeout_seconds = 10;
   size_t memory_bytes = size_t{4} << 30;  // address space the child may add to the parent's (not under ASan)
+  // true: the timeout bounds each stage the work reports (Progress::stage) rather than the
+  // whole work, so a compile and every run each get `timeout_seconds`.
+  bool timeout_per_stage = false;
 };
 
 // Lets the work tell the parent how far it got before it finishes (or dies): the last stage

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+
+#include "reference/summary.h"
 
 namespace difftest::oracle {
 
@@ -53,19 +56,27 @@ std::string normalize_message(const std::string& m) {
 }
 
 std::string VariantVerdict::signature() const {
-  const std::string what = kind == VerdictKind::Mismatch ? "output " + output : message;
-  return fmt::format("{}|{}|{}|{}", verdict_kind_name(kind), pipeline, stage, normalize_message(what));
+  const std::string what = kind == VerdictKind::Mismatch ? "output of " + output_op : message;
+  // A random order's name (order1, order2) says nothing about the bug; its passes are recorded.
+  const std::string where = passes.empty() ? pipeline : "custom";
+  return fmt::format("{}|{}|{}|{}", verdict_kind_name(kind), where, stage, normalize_message(what));
 }
 
 nlohmann::json VariantVerdict::to_json() const {
   nlohmann::json j = {{"pipeline", pipeline}, {"binding", binding}, {"kind", verdict_kind_name(kind)},
                       {"stage", stage},       {"message", message}, {"compile_ms", compile_ms},
                       {"run_ms", run_ms}};
+  if (!passes.empty()) {
+    j["passes"] = passes;
+    j["llvm_opt_level"] = llvm_opt_level;
+    j["fma_contraction"] = fma_contraction;
+  }
   if (kind == VerdictKind::Mismatch || kind == VerdictKind::Ok) {
     j["worst_ratio"] = worst_ratio;
   }
   if (kind == VerdictKind::Mismatch) {
     j["output"] = output;
+    j["output_op"] = output_op;
     j["index"] = index;
     j["got"] = got;
     j["want"] = want;
@@ -73,6 +84,31 @@ nlohmann::json VariantVerdict::to_json() const {
   }
   if (is_failure(kind)) j["signature"] = signature();
   return j;
+}
+
+std::string format_verdict(const Verdict& v, const std::string& title) {
+  std::string out = fmt::format("{}: program {:016x}", title, v.hash);
+  if (!v.faults.empty()) out += fmt::format(" (injected: {})", fmt::join(v.faults, ", "));
+  out += "\n";
+  std::vector<std::string> listed;
+  for (const auto& var : v.variants) {
+    if (var.passes.empty() || std::find(listed.begin(), listed.end(), var.pipeline) != listed.end()) continue;
+    listed.push_back(var.pipeline);
+    out += fmt::format("  {} = --passes {} (LLVM -O{}{})\n", var.pipeline, fmt::join(var.passes, ","),
+                       var.llvm_opt_level, var.fma_contraction ? ", FMA" : "");
+  }
+  for (const auto& var : v.variants) {
+    out += fmt::format("  {:<9} {:<24} {:<15} {}\n", var.pipeline, reference::binding_str(var.binding),
+                       verdict_kind_name(var.kind),
+                       var.kind == VerdictKind::Ok ? fmt::format("worst ratio {:.3g}", var.worst_ratio) : var.message);
+  }
+  out += fmt::format("verdict: {}\n", verdict_kind_name(v.overall()));
+  return out;
+}
+
+nlohmann::json StageTimes::to_json() const {
+  return {{"generate_ms", generate}, {"reference_ms", reference}, {"compile_ms", compile}, {"run_ms", run},
+          {"compare_ms", compare}};
 }
 
 VerdictKind Verdict::overall() const {
@@ -93,7 +129,7 @@ const VariantVerdict* Verdict::first_failure() const {
 
 nlohmann::json Verdict::to_json() const {
   nlohmann::json j = {{"program", program}, {"hash", fmt::format("{:016x}", hash)}, {"verdict", verdict_kind_name(overall())},
-                      {"faults", faults}};
+                      {"faults", faults}, {"times", times.to_json()}};
   j["variants"] = nlohmann::json::array();
   for (const auto& v : variants) j["variants"].push_back(v.to_json());
   return j;

@@ -24,12 +24,18 @@ bool is_failure(VerdictKind k);                // a compiler bug: not ok, not in
 // One pipeline under one binding.
 struct VariantVerdict {
   std::string pipeline;
+  // For a pipeline that is not a named one (random orders, --passes): its passes and LLVM
+  // settings, so the run reproduces.
+  std::vector<std::string> passes;
+  int llvm_opt_level = -1;
+  bool fma_contraction = false;
   sym::Env binding;
   VerdictKind kind = VerdictKind::Ok;
-  std::string stage;    // compile / run / compare
+  std::string stage;    // the pass (or "codegen") a compile failed in, "run", or "compare"
   std::string message;  // what happened, with numbers
   // Mismatch details (worst element over all outputs).
   std::string output;
+  std::string output_op;  // the op that produced the worst output (the mismatch's signature)
   std::vector<int64_t> index;
   double got = 0, want = 0, bound = 0, worst_ratio = 0;
   double compile_ms = 0, run_ms = 0;
@@ -38,17 +44,28 @@ struct VariantVerdict {
   nlohmann::json to_json() const;
 };
 
+// Where the time of checking one program went (milliseconds, summed over bindings).
+struct StageTimes {
+  double generate = 0, reference = 0, compile = 0, run = 0, compare = 0;
+  nlohmann::json to_json() const;
+};
+
 struct Verdict {
   std::string program;  // name
   uint64_t hash = 0;    // program_hash of the canonical text
   std::vector<VariantVerdict> variants;
   std::vector<std::string> faults;  // injected faults, recorded for reproducers
+  StageTimes times;
 
   // The most severe variant kind (failures first, then invalid_program, then ok).
   VerdictKind overall() const;
   const VariantVerdict* first_failure() const;
   nlohmann::json to_json() const;
 };
+
+// The verdict for a terminal: the program hash, one line per variant (pipeline, binding, kind,
+// worst ratio or message), then "verdict: <overall>". `title` opens the first line.
+std::string format_verdict(const Verdict& v, const std::string& title);
 
 // `message` with numbers, %names, @names and bracketed shapes masked, so that failures that
 // differ only in those collapse to one signature.

@@ -3,12 +3,16 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include <unistd.h>
+
 #include "compiler/codegen/codegen.h"
+#include "compiler/faults/faults.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
@@ -17,74 +21,112 @@
 #include "compiler/pipeline/compile.h"
 #include "compiler/tensor/npy.h"
 #include "fuzz/generator.h"
+#include "oracle/campaign.h"
+#include "oracle/campaign_reduce.h"
 #include "oracle/check.h"
+#include "oracle/reproducer.h"
 #include "oracle/pipeline_run.h"
+#include "oracle/reduce_failure.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
 #include "reference/summary.h"
 #include "tolerance/compare.h"
 
+#include "tools/cli_common.h"
+
 namespace {
 
-enum Exit { kOk = 0, kFailure = 1, kBadInput = 2, kInternal = 3 };
+using namespace difftest::cli;
 
-struct SeedFlags {
-  uint64_t seed = 0;
-  std::string opt = "O0", save_dir;
-  double timeout = 10;
-  bool json = false;
-};
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at <= s.size()) {
-    const size_t comma = s.find(',', at);
-    const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    if (!item.empty()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    at = comma + 1;
-  }
-  return out;
-}
-
-void save_reproducer(const std::string& dir, const difftest::Program& p, const difftest::oracle::Verdict& v,
-                     uint64_t input_seed) {
-  namespace ref = difftest::reference;
-  std::filesystem::create_directories(dir);
-  const auto* failure = v.first_failure();
-  const difftest::sym::Env env =
-      ref::resolve_binding(p, failure && !failure->binding.empty() ? failure->binding : difftest::sym::Env{}, nullptr);
-  ref::dump_tensors(dir, ref::generate_inputs(p, env, input_seed), {},
-                    fmt::format("inputs of {} under {}", p.name(), ref::binding_str(env)));
-  std::ofstream(std::filesystem::path(dir) / "program.ir") << difftest::print(p);
-  std::ofstream(std::filesystem::path(dir) / "verdict.json") << v.to_json().dump(2) << "\n";
-}
-
-int run_seed(const SeedFlags& f) {
+int report(const difftest::Program& p, const CheckFlags& f, const std::string& title, const nlohmann::json& extra) {
   namespace oracle = difftest::oracle;
-  const difftest::Program p = difftest::generate_program(f.seed);
-  difftest::verify(p);
-  oracle::CheckOptions options;
-  options.pipelines = split_list(f.opt);
-  for (const auto& name : options.pipelines) difftest::pipeline::find_pipeline(name);  // usage errors first
-  options.limits.timeout_seconds = f.timeout;
+  const oracle::CheckOptions options = check_options(f);
   const oracle::Verdict v = oracle::check_program(p, options);
-  if (!f.save_dir.empty()) save_reproducer(f.save_dir, p, v, options.input_seed);
+  if (!f.save_dir.empty()) oracle::save_reproducer(f.save_dir, p, v, options.input_seed);
   if (f.json) {
     nlohmann::json j = v.to_json();
-    j["seed"] = f.seed;
+    j.update(extra);
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("seed {}: program {:016x} ({} ops, {} dim vars)\n", f.seed, v.hash, p.num_calls(), p.dims().size());
-    for (const auto& var : v.variants) {
-      fmt::print("  {:<4} {:<24} {:<15} {}\n", var.pipeline, difftest::reference::binding_str(var.binding),
-                 oracle::verdict_kind_name(var.kind),
-                 var.kind == oracle::VerdictKind::Ok ? fmt::format("worst ratio {:.3g}", var.worst_ratio) : var.message);
-    }
-    fmt::print("verdict: {}\n", oracle::verdict_kind_name(v.overall()));
+    fmt::print("{}", oracle::format_verdict(v, title));
   }
   return oracle::is_failure(v.overall()) ? kFailure : kOk;
+}
+
+difftest::GeneratorOptions generator_options(const std::string& weights) {
+  difftest::GeneratorOptions g;
+  if (!weights.empty()) g.weights = difftest::parse_op_weights(weights, "--weights");
+  return g;
+}
+
+int run_seed(uint64_t seed, const CheckFlags& f) {
+  const difftest::Program p = difftest::generate_program(seed, generator_options(f.weights));
+  difftest::verify(p);
+  return report(p, f,
+                fmt::format("seed {} ({} ops, {} dim vars)", seed, p.num_calls(), p.dims().size()),
+                {{"seed", seed}});
+}
+
+int run_generate(uint64_t seed, const std::string& weights) {
+  fmt::print("{}", difftest::print(difftest::generate_program(seed, generator_options(weights))));
+  return kOk;
+}
+
+struct FuzzFlags {
+  CheckFlags check;
+  std::string seeds, shard = "0/1", out = "difftest-fuzz";
+  double time = 0;
+  int jobs = 1;
+  bool resume = false;
+  bool reduce = false;
+  double reduce_time = 300;
+};
+
+int run_fuzz(const FuzzFlags& f) {
+  namespace oracle = difftest::oracle;
+  oracle::CampaignOptions o;
+  o.check = check_options(f.check);
+  o.faults = difftest::faults::enabled_faults();
+  o.generator = generator_options(f.check.weights);
+  if (f.seeds.empty()) {
+    if (!(f.time > 0)) throw difftest::UserError(difftest::ErrorKind::Usage, "fuzz: give --seeds A..B or --time SECONDS");
+    o.unbounded = true;
+  } else {
+    std::tie(o.first_seed, o.last_seed) = oracle::parse_seed_range(f.seeds, "--seeds");
+  }
+  if (f.time < 0) throw difftest::UserError(difftest::ErrorKind::Usage, "--time: must be positive");
+  o.time_limit = f.time;
+  o.jobs = f.jobs;
+  o.out_dir = f.out;
+  o.shard = oracle::parse_shard(f.shard, "--shard");
+  o.resume = f.resume;
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  const auto summary = oracle::run_campaign(o, [&](const oracle::CampaignStatus& s) {
+    if (tty) fmt::print(stderr, "\r\033[K{}", oracle::format_progress(s, o.time_limit));
+  });
+  if (tty) fmt::print(stderr, "\n");
+  fmt::print("{}", oracle::format_summary(summary));
+  fmt::print("journal: {}/journal.jsonl  summary: {}/summary.json\n", f.out, f.out);
+  if (f.reduce && !summary.failures.empty()) {
+    difftest::fuzz::ReduceOptions ro;
+    ro.jobs = f.jobs;
+    ro.time_limit = f.reduce_time;
+    const auto reductions = oracle::reduce_campaign_failures(summary, o, ro, [](const oracle::FailureClass& c) {
+      fmt::print(stderr, "reducing {} (seed {})\n", c.signature, c.first_seed);
+    });
+    fmt::print("reductions ({}/reductions.json):\n{}", f.out, oracle::format_reductions(reductions));
+  }
+  return summary.found_failure() ? kFailure : kOk;
+}
+
+int run_list_faults() {
+  // The name column as wide as the longest name, so that every name ends in a space.
+  size_t width = 0;
+  for (const auto& f : difftest::faults::all_faults()) width = std::max(width, f.name.size() + 2);
+  for (const auto& f : difftest::faults::all_faults()) {
+    fmt::print("{:<{}}{} [{}]\n", f.name, width, f.description, f.pass);
+  }
+  return kOk;
 }
 
 int run_check(const std::vector<std::string>& files, bool quiet) {
@@ -216,14 +258,31 @@ int run_compare(const CompareFlags& cf) {
 }
 
 struct CompileFlags {
-  std::string file, opt = "O0", emit = "loop";
+  std::string file, opt = "O0", passes, emit = "loop";
+  std::vector<std::string> disabled;
+  int bisect_limit = -1;
+  bool print_after_all = false, verify_each = false;
 };
 
 int run_compile(const CompileFlags& f) {
+  namespace pipeline = difftest::pipeline;
   const difftest::Program p = difftest::parse_program_file(f.file);
   difftest::verify(p);
-  const auto& pipe = difftest::pipeline::find_pipeline(f.opt);
-  const auto lowered = difftest::pipeline::run_passes(p, pipe.passes);
+  const std::vector<std::string> passes =
+      f.passes.empty() ? pipeline::find_pipeline(f.opt).passes : pipeline::parse_pass_list(f.passes, "--passes");
+  pipeline::RunOptions options;
+  options.verify_each = f.verify_each;
+  options.bisect_limit = f.bisect_limit;
+  for (const auto& name : f.disabled) options.disabled.insert(pipeline::find_pass(name).name);
+  if (f.bisect_limit >= 0) {
+    options.on_event = [](const pipeline::PassEvent& e) { fmt::print(stderr, "{}\n", pipeline::bisect_line(e)); };
+  }
+  if (f.print_after_all) {
+    options.print_after = [](const std::string& pass, const std::string& ir) {
+      fmt::print(stderr, "; *** IR dump after {} ***\n{}", pass, ir);
+    };
+  }
+  const auto lowered = pipeline::run_passes(p, passes, options);
   if (f.emit == "graph") {
     fmt::print("{}", difftest::print(lowered.graph));
   } else if (f.emit == "loop") {
@@ -234,11 +293,18 @@ int run_compile(const CompileFlags& f) {
   return kOk;
 }
 
-struct RunFlags {
-  EvalFlags eval;
-  std::string opt = "O0";
-  bool all_bindings = false;
-};
+int run_list_passes() {
+  namespace pipeline = difftest::pipeline;
+  for (const auto& p : pipeline::all_passes()) {
+    fmt::print("{:<28} {:<8} {}\n", p.name, pipeline::pass_kind_name(p.kind), p.description);
+  }
+  fmt::print("\npipelines:\n");
+  for (const auto& p : pipeline::pipelines()) {
+    fmt::print("  {} (LLVM -O{}{}): {}\n", p.name, p.llvm_opt_level, p.fma_contraction ? ", FMA contraction" : "",
+               fmt::join(p.passes, ", "));
+  }
+  return kOk;
+}
 
 // One binding: compile, run, compare, print. Returns whether every output agreed.
 bool run_one_binding(const difftest::Program& p, const difftest::pipeline::Pipeline& pipe, const difftest::sym::Env& env,
@@ -270,24 +336,31 @@ bool run_one_binding(const difftest::Program& p, const difftest::pipeline::Pipel
   return r.comparison.passed();
 }
 
+struct RunFlags {
+  EvalFlags eval;
+  CheckFlags check;
+};
+
+// With --bind or --dump: one binding, in process, with output summaries. Otherwise the
+// oracle's check: every pipeline in --opt under every default binding, isolated.
 int run_run(const RunFlags& rf) {
   namespace ref = difftest::reference;
   const EvalFlags& f = rf.eval;
   const difftest::Program p = difftest::parse_program_file(f.file);
   difftest::verify(p);
-  const auto& pipe = difftest::pipeline::find_pipeline(rf.opt);
-  std::vector<difftest::sym::Env> bindings;
-  if (rf.all_bindings) {
-    if (!f.bind.empty()) throw difftest::UserError(difftest::ErrorKind::Usage, "--bind and --all-bindings exclude each other");
-    if (!f.dump_dir.empty()) throw difftest::UserError(difftest::ErrorKind::Usage, "--dump needs a single binding");
-    bindings = ref::standard_bindings(p);
-  } else {
-    bindings.push_back(ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), nullptr));
+  if (f.bind.empty() && f.dump_dir.empty()) {
+    CheckFlags check = rf.check;
+    check.tolerance = tolerance_options(f);
+    return report(p, check, f.file, {{"file", f.file}});
   }
-  size_t agreed = 0;
-  for (const auto& env : bindings) agreed += run_one_binding(p, pipe, env, f) ? 1 : 0;
-  const bool ok = agreed == bindings.size();
-  fmt::print("verdict: {} ({} of {} bindings agree)\n", ok ? "ok" : "mismatch", agreed, bindings.size());
+  const difftest::oracle::CheckOptions options = check_options(rf.check);  // validates; turns the faults on
+  if (options.pipelines.size() + options.custom.size() != 1) {
+    throw difftest::UserError(difftest::ErrorKind::Usage, "--bind/--dump need a single --opt or --passes");
+  }
+  const difftest::pipeline::Pipeline pipe =
+      options.custom.empty() ? difftest::pipeline::find_pipeline(options.pipelines.front()) : options.custom.front();
+  const bool ok = run_one_binding(p, pipe, ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), nullptr), f);
+  fmt::print("verdict: {}\n", ok ? "ok" : "mismatch");
   return ok ? kOk : kFailure;
 }
 
@@ -308,12 +381,36 @@ int main(int argc, char** argv) {
       "Exit codes: 0 everything agreed / input valid; 1 a failure was found; 2 bad input or usage; "
       "3 internal error in difftest.");
   app.set_version_flag("--version", "difftest 0.1.0");
-  SeedFlags sf;
-  auto* seed_opt = app.add_option("--seed", sf.seed, "generate program N, compile it every way, compare, print a verdict");
-  app.add_option("--opt", sf.opt, "with --seed: comma-separated pipelines (default O0)");
-  app.add_option("--timeout", sf.timeout, "with --seed: seconds for each pipeline's compile and runs (default 10)");
-  app.add_flag("--json", sf.json, "with --seed: print the verdict as JSON");
-  app.add_option("--save", sf.save_dir, "with --seed: write program.ir, the inputs (.npy) and verdict.json to DIR");
+  uint64_t seed = 0;
+  CheckFlags sf;
+  auto* seed_opt = app.add_option("--seed", seed, "generate program N, compile it every way, compare, print a verdict");
+  add_check_flags(&app, sf, true);
+  app.add_option("--weights", sf.weights, "with --seed: op weights for the generator, e.g. exp=0,matmul=40");
+
+  auto* generate = app.add_subcommand("generate", "print the program a seed generates");
+  uint64_t gen_seed = 0;
+  std::string gen_weights;
+  generate->add_option("--seed", gen_seed, "the seed")->required();
+  generate->add_option("--weights", gen_weights, "op weights for the generator, e.g. exp=0,matmul=40");
+
+  auto* fuzz = app.add_subcommand("fuzz", "run a campaign: many seeds, a journal, each distinct failure saved once");
+  FuzzFlags ff;
+  fuzz->add_option("--seeds", ff.seeds, "the seeds A..B (inclusive)");
+  fuzz->add_option("--time", ff.time, "stop after SECONDS (with --seeds: whichever comes first)");
+  fuzz->add_option("--jobs", ff.jobs, "worker processes (default 1)");
+  fuzz->add_option("--out", ff.out, "directory for journal.jsonl, summary.json and failures/ (default difftest-fuzz)");
+  fuzz->add_option("--shard", ff.shard, "i/N: only the seeds with seed % N == i");
+  fuzz->add_flag("--resume", ff.resume, "continue the campaign journaled in --out");
+  fuzz->add_flag("--reduce", ff.reduce, "at the end, reduce every distinct failure into failures/*/reduced/");
+  fuzz->add_option("--reduce-time", ff.reduce_time, "with --reduce: seconds for each failure (default 300)")
+      ->check(CLI::PositiveNumber);
+  fuzz->add_option("--weights", ff.check.weights, "op weights for the generator, e.g. exp=0,matmul=40");
+  add_check_flags(fuzz, ff.check, false);
+
+  bool list_passes = false;
+  app.add_flag("--list-passes", list_passes, "list every pass with its kind and description, and the pipelines");
+
+  auto* list_faults = app.add_subcommand("list-faults", "list the test faults --inject can turn on");
 
   auto* check = app.add_subcommand("check", "parse and verify IR files, print their canonical form");
   std::vector<std::string> files;
@@ -347,20 +444,32 @@ int main(int argc, char** argv) {
   auto* compile = app.add_subcommand("compile", "compile an IR file and print the graph, loop or LLVM IR");
   CompileFlags cpf;
   compile->add_option("file", cpf.file, "IR file")->required();
-  compile->add_option("--opt", cpf.opt, "pipeline: O0");
+  compile->add_option("--opt", cpf.opt, "pipeline (default O0; see --list-passes)");
+  compile->add_option("--passes", cpf.passes, "an explicit pass list a,b,c instead of --opt");
+  compile->add_flag("--print-after-all", cpf.print_after_all, "print the IR to stderr after every pass that changed it");
+  compile->add_flag("--verify-each", cpf.verify_each, "run the IR verifier after every pass");
+  compile->add_option("--bisect-limit", cpf.bisect_limit, "run only the first N pass applications, log them to stderr")
+      ->check(CLI::NonNegativeNumber);
+  compile->add_option("--disable-pass", cpf.disabled, "drop a pass from the list; repeatable");
   compile->add_option("--emit", cpf.emit, "graph, loop (default) or llvm")->check(CLI::IsMember({"graph", "loop", "llvm"}));
 
   auto* run = app.add_subcommand("run", "compile, execute and compare with the bounded reference");
   RunFlags rf;
   rf.eval.bound_mode = "probabilistic";
   run->add_option("file", rf.eval.file, "IR file")->required();
-  run->add_option("--opt", rf.opt, "pipeline: O0");
-  run->add_option("--bind", rf.eval.bind, "dim values, e.g. n=5,m=3 (default: lower bounds)");
-  run->add_option("--seed", rf.eval.seed, "seed of the generated inputs");
-  run->add_flag("--all-bindings", rf.all_bindings, "every standard binding: lower bounds, middles, maxima");
-  run->add_option("--dump", rf.eval.dump_dir, "write inputs and compiled outputs as .npy files to DIR");
+  add_check_flags(run, rf.check, true);
+  run->add_option("--bind", rf.eval.bind, "one binding, e.g. n=5,m=3, in process with output summaries");
+  run->add_option("--seed", rf.eval.seed, "with --bind/--dump: seed of the generated inputs");
+  run->add_option("--dump", rf.eval.dump_dir, "write inputs and compiled outputs of one binding as .npy files to DIR");
   run->add_option("--bound-mode", rf.eval.bound_mode, "probabilistic (default), deterministic or pairwise");
   run->add_option("--lambda", rf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)");
+
+  auto* reduce = app.add_subcommand("reduce", "shrink a failing program to a minimal reproducer and write a report");
+  ReduceFlags rdf;
+  add_reduce_flags(reduce, rdf, true);
+  auto* bisect = app.add_subcommand("bisect", "find the pass application after which a failure appears");
+  ReduceFlags bsf;
+  add_reduce_flags(bisect, bsf, false);
 
   auto* list_ops = app.add_subcommand("list-ops", "list the op registry");
   bool markdown = false;
@@ -384,7 +493,13 @@ int main(int argc, char** argv) {
     if (compare->parsed()) return run_compare(cf);
     if (compile->parsed()) return run_compile(cpf);
     if (run->parsed()) return run_run(rf);
-    if (*seed_opt) return run_seed(sf);
+    if (generate->parsed()) return run_generate(gen_seed, gen_weights);
+    if (fuzz->parsed()) return run_fuzz(ff);
+    if (list_faults->parsed()) return run_list_faults();
+    if (reduce->parsed()) return run_reduce(rdf);
+    if (bisect->parsed()) return run_bisect(bsf);
+    if (list_passes) return run_list_passes();
+    if (*seed_opt) return run_seed(seed, sf);
     fmt::print(stderr, "{}", app.help());
     return kBadInput;
   } catch (const difftest::UserError& e) {

@@ -11,8 +11,12 @@
 #include <map>
 #include <set>
 
+#include "compiler/codegen/arith.h"
+#include "compiler/codegen/vector_loop.h"
+#include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/loop/printer.h"
+#include "compiler/loop/visitor.h"
 
 namespace difftest::codegen {
 
@@ -25,14 +29,26 @@ using loop::ExprKind;
 using loop::Stmt;
 using loop::StmtKind;
 
-bool is_narrow_float(DType t) { return t == DType::f16 || t == DType::bf16; }
-bool is_unsigned(DType t) { return is_unsigned_int(t) || is_bool(t); }
+// The op a PrimFunc was lowered from: LegalizeOps names it `<op>_<k>`.
+std::string kernel_op(const std::string& func) {
+  const size_t us = func.find_last_of('_');
+  if (us == std::string::npos || us + 1 == func.size()) return func;
+  const bool numbered = func.find_first_not_of("0123456789", us + 1) == std::string::npos;
+  return numbered ? func.substr(0, us) : func;
+}
+
+// Fault codegen-stuck-loop: the kernels whose outermost loops never advance.
+bool stuck_loop_target(const loop::PrimFunc& f) {
+  static const std::set<std::string> ops = {"exp", "log", "sqrt", "tanh", "erf", "sin", "cos", "floor", "round"};
+  return ops.count(kernel_op(f.name)) > 0;
+}
 
 class FunctionEmitter {
  public:
   FunctionEmitter(llvm::Module& m, llvm::Function* fn) : ctx_(m.getContext()), mod_(m), b_(ctx_), fn_(fn) {}
 
   void emit(const loop::PrimFunc& f) {
+    if (faults::enabled("codegen-stuck-loop")) stuck_outer_loops_ = stuck_loop_target(f);
     entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
     b_.SetInsertPoint(entry_);
     llvm::Value* bufs = fn_->getArg(0);
@@ -52,94 +68,7 @@ class FunctionEmitter {
   }
 
  private:
-  // ------------------------------------------------------------------------------ types
-  llvm::Type* reg_type(DType t) {
-    switch (t) {
-      case DType::f64: return b_.getDoubleTy();
-      case DType::f32:
-      case DType::f16:
-      case DType::bf16: return b_.getFloatTy();
-      case DType::i64: return b_.getInt64Ty();
-      case DType::i32:
-      case DType::u32: return b_.getInt32Ty();
-      case DType::i8:
-      case DType::u8: return b_.getInt8Ty();
-      case DType::boolean: return b_.getInt1Ty();
-    }
-    return nullptr;
-  }
-  llvm::Type* mem_type(DType t) {
-    if (is_narrow_float(t)) return b_.getInt16Ty();
-    if (is_bool(t)) return b_.getInt8Ty();
-    return reg_type(t);
-  }
-
-  // ------------------------------------------------------------------------- rounding
-  // f32 register value -> the nearest bf16 (ties to even), still as f32. NaN -> quiet NaN.
-  llvm::Value* round_bf16(llvm::Value* v) {
-    llvm::Value* bits = b_.CreateBitCast(v, b_.getInt32Ty());
-    llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), 1);
-    llvm::Value* r = b_.CreateAnd(b_.CreateAdd(b_.CreateAdd(bits, b_.getInt32(0x7FFF)), lsb), b_.getInt32(0xFFFF0000u));
-    llvm::Value* nan = b_.CreateFCmpUNO(v, v);
-    return b_.CreateBitCast(b_.CreateSelect(nan, b_.getInt32(0x7FC00000), r), b_.getFloatTy());
-  }
-  llvm::Value* round_f16(llvm::Value* v) { return b_.CreateFPExt(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getFloatTy()); }
-  // Rounds an f32 register to t (identity for f32/f64 and non-floats).
-  llvm::Value* round(llvm::Value* v, DType t) {
-    if (t == DType::f16) return round_f16(v);
-    if (t == DType::bf16) return round_bf16(v);
-    return v;
-  }
-  // f64 -> f32 rounding to odd, so that a second rounding to f16/bf16 (>= 2 bits narrower)
-  // equals the direct rounding of the f64 value.
-  llvm::Value* double_to_float_odd(llvm::Value* d) {
-    llvm::Value* f = b_.CreateFPTrunc(d, b_.getFloatTy());
-    llvm::Value* back = b_.CreateFPExt(f, b_.getDoubleTy());
-    llvm::Value* inexact = b_.CreateFCmpONE(back, d);
-    // Rounded away from zero: step one ulp toward zero (magnitude bits - 1), then make odd.
-    llvm::Value* away = b_.CreateFCmpOGT(call_intrinsic(llvm::Intrinsic::fabs, back),
-                                         call_intrinsic(llvm::Intrinsic::fabs, d));
-    llvm::Value* bits = b_.CreateBitCast(f, b_.getInt32Ty());
-    llvm::Value* toward = b_.CreateSelect(away, b_.CreateSub(bits, b_.getInt32(1)), bits);
-    llvm::Value* odd = b_.CreateOr(toward, b_.getInt32(1));
-    return b_.CreateBitCast(b_.CreateSelect(inexact, odd, bits), b_.getFloatTy());
-  }
-  // i64 -> f64 rounded to odd: magnitudes from 2^53 lose their low 11 bits into a sticky bit, so
-  // a later rounding to f32/f16/bf16 equals the direct rounding of the integer.
-  llvm::Value* i64_to_double_odd(llvm::Value* v) {
-    llvm::Value* neg = b_.CreateICmpSLT(v, b_.getInt64(0));
-    llvm::Value* mag = b_.CreateSelect(neg, b_.CreateNeg(v), v);  // INT64_MIN stays 2^63 read as unsigned
-    llvm::Value* big = b_.CreateICmpUGE(mag, b_.getInt64(uint64_t{1} << 53));
-    llvm::Value* sticky = b_.CreateZExt(b_.CreateICmpNE(b_.CreateAnd(mag, b_.getInt64(0x7FF)), b_.getInt64(0)), b_.getInt64Ty());
-    llvm::Value* odd = b_.CreateOr(b_.CreateLShr(mag, 11), sticky);
-    llvm::Value* big_d = b_.CreateFMul(b_.CreateUIToFP(odd, b_.getDoubleTy()), llvm::ConstantFP::get(b_.getDoubleTy(), 2048.0));
-    llvm::Value* d = b_.CreateSelect(big, big_d, b_.CreateUIToFP(mag, b_.getDoubleTy()));
-    return b_.CreateSelect(neg, b_.CreateFNeg(d), d);
-  }
-
-  // A value of float dtype `from` (register form) as float dtype `to`, rounded once.
-  llvm::Value* float_to_float(llvm::Value* v, DType from, DType to) {
-    if (from == to) return v;
-    if (to == DType::f64) return b_.CreateFPExt(v, b_.getDoubleTy());
-    if (from == DType::f64) {
-      if (to == DType::f32) return b_.CreateFPTrunc(v, b_.getFloatTy());
-      return round(double_to_float_odd(v), to);
-    }
-    return round(v, to);  // f32/f16/bf16 registers are f32 already
-  }
-
-  llvm::Value* call_intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
-    llvm::Function* f = llvm::Intrinsic::getDeclaration(&mod_, id, {x->getType()});
-    return b_.CreateCall(f, {x});
-  }
-
-  llvm::Value* libm(const std::string& name, std::vector<llvm::Value*> args) {
-    llvm::Type* t = args[0]->getType();
-    const std::string sym = t->isFloatTy() ? name + "f" : name;
-    std::vector<llvm::Type*> params(args.size(), t);
-    llvm::FunctionCallee f = mod_.getOrInsertFunction(sym, llvm::FunctionType::get(t, params, false));
-    return b_.CreateCall(f, args);
-  }
+  llvm::Type* mem_type(DType t) const { return arith_.mem_type(t); }
 
   // -------------------------------------------------------------------------- memory
   llvm::Value* address(const loop::Buffer& buf, llvm::Value* index) {
@@ -148,183 +77,46 @@ class FunctionEmitter {
     return b_.CreateInBoundsGEP(mem_type(buf.dtype()), it->second, index);
   }
   llvm::Value* load(const loop::Buffer& buf, llvm::Value* index) {
-    llvm::Value* raw = b_.CreateLoad(mem_type(buf.dtype()), address(buf, index));
-    switch (buf.dtype()) {
-      case DType::f16: return b_.CreateFPExt(b_.CreateBitCast(raw, b_.getHalfTy()), b_.getFloatTy());
-      case DType::bf16:
-        return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(raw, b_.getInt32Ty()), 16), b_.getFloatTy());
-      case DType::boolean: return b_.CreateICmpNE(raw, b_.getInt8(0));
-      default: return raw;
-    }
+    return arith_.from_memory(b_.CreateLoad(mem_type(buf.dtype()), address(buf, index)), buf.dtype());
   }
   void store(const loop::Buffer& buf, llvm::Value* index, llvm::Value* v) {
-    llvm::Value* raw = v;
-    switch (buf.dtype()) {
-      case DType::f16: raw = b_.CreateBitCast(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getInt16Ty()); break;
-      case DType::bf16:
-        raw = b_.CreateTrunc(b_.CreateLShr(b_.CreateBitCast(round_bf16(v), b_.getInt32Ty()), 16), b_.getInt16Ty());
-        break;
-      case DType::boolean: raw = b_.CreateZExt(v, b_.getInt8Ty()); break;
-      default: break;
-    }
-    b_.CreateStore(raw, address(buf, index));
+    b_.CreateStore(arith_.to_memory(v, buf.dtype()), address(buf, index));
   }
 
   // ---------------------------------------------------------------------- expressions
   llvm::Value* emit(const Expr& e) {
     const loop::ExprNode& n = e.node();
     switch (n.kind) {
-      case ExprKind::IntImm: return llvm::ConstantInt::get(reg_type(n.dtype), static_cast<uint64_t>(n.int_value), true);
-      case ExprKind::FloatImm: return llvm::ConstantFP::get(reg_type(n.dtype), n.float_value);
+      case ExprKind::IntImm: return llvm::ConstantInt::get(arith_.reg_type(n.dtype), static_cast<uint64_t>(n.int_value), true);
+      case ExprKind::FloatImm: return llvm::ConstantFP::get(arith_.reg_type(n.dtype), n.float_value);
       case ExprKind::Var: {
         const auto it = vars_.find(n.name);
         DT_CHECK(it != vars_.end(), fmt::format("codegen: unbound variable {}", n.name));
         return it->second;
       }
       case ExprKind::Load: return load(n.buffer, emit(n.operands[0]));
-      case ExprKind::Binary: return binary(n.bin, n.dtype, emit(n.operands[0]), emit(n.operands[1]));
-      case ExprKind::Compare: return compare(n.cmp, n.operands[0].dtype(), emit(n.operands[0]), emit(n.operands[1]));
-      case ExprKind::Not: return b_.CreateNot(emit(n.operands[0]));
-      case ExprKind::Cast: return cast(emit(n.operands[0]), n.operands[0].dtype(), n.dtype);
-      case ExprKind::Select: return b_.CreateSelect(emit(n.operands[0]), emit(n.operands[1]), emit(n.operands[2]));
-      case ExprKind::Call: return call(n);
+      default: return combine(n, [this](const Expr& o) { return emit(o); });
     }
-    return nullptr;
   }
 
-  llvm::Value* binary(BinOp op, DType t, llvm::Value* a, llvm::Value* b) {
-    if (is_float(t)) {
-      switch (op) {
-        case BinOp::Add: return round(b_.CreateFAdd(a, b), t);
-        case BinOp::Sub: return round(b_.CreateFSub(a, b), t);
-        case BinOp::Mul: return round(b_.CreateFMul(a, b), t);
-        case BinOp::Div: return round(b_.CreateFDiv(a, b), t);
-        case BinOp::FloorDiv: return call_intrinsic(llvm::Intrinsic::floor, round(b_.CreateFDiv(a, b), t));
-        case BinOp::FloorMod: {
-          llvm::Value* r = b_.CreateFRem(a, b);  // exact
-          llvm::Value* zero = llvm::ConstantFP::get(a->getType(), 0.0);
-          llvm::Value* fix = b_.CreateAnd(b_.CreateFCmpUNE(r, zero),
-                                          b_.CreateXor(b_.CreateFCmpOLT(r, zero), b_.CreateFCmpOLT(b, zero)));
-          return b_.CreateSelect(fix, round(b_.CreateFAdd(r, b), t), r);
-        }
-        case BinOp::Min:
-        case BinOp::Max: {
-          // NaN-propagating; otherwise std::min / std::max (which keep `a` on ties).
-          llvm::Value* nan = b_.CreateFCmpUNO(a, b);
-          llvm::Value* take_b = op == BinOp::Max ? b_.CreateFCmpOLT(a, b) : b_.CreateFCmpOLT(b, a);
-          llvm::Value* pick = b_.CreateSelect(take_b, b, a);
-          return b_.CreateSelect(nan, llvm::ConstantFP::getNaN(a->getType()), pick);
-        }
-        default: break;
-      }
-      DT_CHECK(false, fmt::format("codegen: '{}' on floats", loop::binop_symbol(op)));
-    }
-    const bool uns = is_unsigned(t);
-    llvm::Type* ty = a->getType();
-    switch (op) {
-      case BinOp::Add: return b_.CreateAdd(a, b);
-      case BinOp::Sub: return b_.CreateSub(a, b);
-      case BinOp::Mul: return b_.CreateMul(a, b);
-      case BinOp::And: return b_.CreateAnd(a, b);
-      case BinOp::Or: return b_.CreateOr(a, b);
-      case BinOp::BitAnd: return b_.CreateAnd(a, b);
-      case BinOp::BitOr: return b_.CreateOr(a, b);
-      case BinOp::BitXor: return b_.CreateXor(a, b);
-      case BinOp::Shl: return b_.CreateShl(a, b);
-      case BinOp::Shr: return uns ? b_.CreateLShr(a, b) : b_.CreateAShr(a, b);
-      case BinOp::Min: return b_.CreateSelect(uns ? b_.CreateICmpULT(b, a) : b_.CreateICmpSLT(b, a), b, a);
-      case BinOp::Max: return b_.CreateSelect(uns ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b), b, a);
-      case BinOp::FloorDiv:
-      case BinOp::FloorMod: {
-        llvm::Value* zero = llvm::ConstantInt::get(ty, 0);
-        llvm::Value* by_zero = b_.CreateICmpEQ(b, zero);
-        if (uns) {
-          llvm::Value* safe = b_.CreateSelect(by_zero, llvm::ConstantInt::get(ty, 1), b);
-          llvm::Value* r = op == BinOp::FloorDiv ? b_.CreateUDiv(a, safe) : b_.CreateURem(a, safe);
-          return b_.CreateSelect(by_zero, zero, r);
-        }
-        // Division by 0 gives 0; by -1 wraps (MIN // -1 == MIN, x % -1 == 0) without the trap.
-        llvm::Value* minus_one = b_.CreateICmpEQ(b, llvm::ConstantInt::get(ty, static_cast<uint64_t>(-1), true));
-        llvm::Value* safe = b_.CreateSelect(b_.CreateOr(by_zero, minus_one), llvm::ConstantInt::get(ty, 1), b);
-        llvm::Value* q = b_.CreateSDiv(a, safe);
-        llvm::Value* r = b_.CreateSRem(a, safe);
-        llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                                           b_.CreateXor(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(safe, zero)));
-        if (op == BinOp::FloorDiv) {
-          llvm::Value* fq = b_.CreateSelect(adjust, b_.CreateSub(q, llvm::ConstantInt::get(ty, 1)), q);
-          return b_.CreateSelect(by_zero, zero, b_.CreateSelect(minus_one, b_.CreateNeg(a), fq));
-        }
-        llvm::Value* fr = b_.CreateSelect(adjust, b_.CreateAdd(r, safe), r);
-        return b_.CreateSelect(b_.CreateOr(by_zero, minus_one), zero, fr);
+  // An operator node applied to its emitted operands (scalars, or vectors of one width).
+  template <typename EmitOperand>
+  llvm::Value* combine(const loop::ExprNode& n, EmitOperand&& operand) {
+    switch (n.kind) {
+      case ExprKind::Binary: return arith_.binary(n.bin, n.dtype, operand(n.operands[0]), operand(n.operands[1]));
+      case ExprKind::Compare: return arith_.compare(n.cmp, n.operands[0].dtype(), operand(n.operands[0]), operand(n.operands[1]));
+      case ExprKind::Not: return b_.CreateNot(operand(n.operands[0]));
+      case ExprKind::Cast: return arith_.cast(operand(n.operands[0]), n.operands[0].dtype(), n.dtype);
+      case ExprKind::Select: return b_.CreateSelect(operand(n.operands[0]), operand(n.operands[1]), operand(n.operands[2]));
+      case ExprKind::Call: {
+        std::vector<llvm::Value*> args;
+        for (const auto& o : n.operands) args.push_back(operand(o));
+        return arith_.call(n.name, n.operands[0].dtype(), args);
       }
       default: break;
     }
-    DT_CHECK(false, fmt::format("codegen: '{}' on integers", loop::binop_symbol(op)));
+    DT_CHECK(false, "codegen: not an operator node");
     return nullptr;
-  }
-
-  llvm::Value* compare(CmpOp op, DType t, llvm::Value* a, llvm::Value* b) {
-    if (is_float(t)) {
-      switch (op) {
-        case CmpOp::EQ: return b_.CreateFCmpOEQ(a, b);
-        case CmpOp::NE: return b_.CreateFCmpUNE(a, b);
-        case CmpOp::LT: return b_.CreateFCmpOLT(a, b);
-        case CmpOp::LE: return b_.CreateFCmpOLE(a, b);
-        case CmpOp::GT: return b_.CreateFCmpOGT(a, b);
-        case CmpOp::GE: return b_.CreateFCmpOGE(a, b);
-      }
-    }
-    const bool uns = is_unsigned(t);
-    switch (op) {
-      case CmpOp::EQ: return b_.CreateICmpEQ(a, b);
-      case CmpOp::NE: return b_.CreateICmpNE(a, b);
-      case CmpOp::LT: return uns ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
-      case CmpOp::LE: return uns ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
-      case CmpOp::GT: return uns ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
-      case CmpOp::GE: return uns ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
-    }
-    return nullptr;
-  }
-
-  // The IR's cast semantics (compiler/tensor/float_format.h): float -> int rounds toward zero
-  // and saturates, NaN -> 0; int -> int keeps the low bits; anything -> bool is `!= 0`.
-  llvm::Value* cast(llvm::Value* v, DType from, DType to) {
-    if (from == to) return v;
-    if (is_bool(to)) {
-      if (is_float(from)) return b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
-      return b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
-    }
-    if (is_float(from) && is_float(to)) return float_to_float(v, from, to);
-    if (is_float(from)) {
-      const auto id = is_unsigned_int(to) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat;
-      llvm::Function* f = llvm::Intrinsic::getDeclaration(&mod_, id, {reg_type(to), v->getType()});
-      return b_.CreateCall(f, {v});
-    }
-    if (is_float(to)) {
-      const bool uns = is_unsigned(from);
-      if (to == DType::f32 || to == DType::f64) {
-        return uns ? b_.CreateUIToFP(v, reg_type(to)) : b_.CreateSIToFP(v, reg_type(to));
-      }
-      // To f64 first (exact below 2^53; i64 beyond that is rounded to odd), then one rounding.
-      llvm::Value* d = from == DType::i64 ? i64_to_double_odd(v)
-                                          : (uns ? b_.CreateUIToFP(v, b_.getDoubleTy()) : b_.CreateSIToFP(v, b_.getDoubleTy()));
-      return float_to_float(d, DType::f64, to);
-    }
-    return is_unsigned(from) ? b_.CreateZExtOrTrunc(v, reg_type(to)) : b_.CreateSExtOrTrunc(v, reg_type(to));
-  }
-
-  llvm::Value* call(const loop::ExprNode& n) {
-    const DType t = n.operands[0].dtype();
-    std::vector<llvm::Value*> args;
-    for (const auto& o : n.operands) args.push_back(emit(o));
-    if (n.name == "isnan") return b_.CreateFCmpUNO(args[0], args[0]);
-    static const std::map<std::string, llvm::Intrinsic::ID> exact = {{"sqrt", llvm::Intrinsic::sqrt},
-                                                                      {"fabs", llvm::Intrinsic::fabs},
-                                                                      {"floor", llvm::Intrinsic::floor},
-                                                                      {"ceil", llvm::Intrinsic::ceil},
-                                                                      {"round", llvm::Intrinsic::rint}};
-    if (const auto it = exact.find(n.name); it != exact.end()) return round(call_intrinsic(it->second, args[0]), t);
-    return round(libm(n.name, args), t);
   }
 
   // ----------------------------------------------------------------------- statements
@@ -343,8 +135,77 @@ class FunctionEmitter {
   }
 
   void emit_for(const loop::StmtNode& n) {
+    if (n.for_kind == loop::ForKind::Parallel) {
+      emit_parallel_for(n);
+      return;
+    }
+    const bool stuck = stuck_outer_loops_ && loop_depth_ == 0;  // fault codegen-stuck-loop keeps its loop
+    if (const auto stores = vector_loop_stores(n); stores && !stuck) {
+      emit_vector_loop(n, *stores);
+      return;
+    }
     llvm::Value* lo = emit(n.min);
-    llvm::Value* end = b_.CreateAdd(lo, emit(n.extent));
+    emit_serial_loop(n, lo, b_.CreateAdd(lo, emit(n.extent)));
+  }
+
+  // ------------------------------------------------------------------ vectorized loops
+  // vector_loop.h says which loops; each store is emitted once, over every lane.
+  void emit_vector_loop(const loop::StmtNode& n, const std::vector<Stmt>& stores) {
+    lane_var_ = n.var.node().name;
+    lane_base_ = emit(n.min);
+    lanes_ = static_cast<unsigned>(n.extent.node().int_value);
+    for (const auto& s : stores) {
+      llvm::Value* v = arith_.to_memory(emit_lanes(s.node().value), s.node().buffer.dtype());
+      b_.CreateAlignedStore(v, vector_address(s.node().buffer, s.node().index), element_align(s.node().buffer));
+    }
+    lane_var_.clear();
+  }
+
+  // An expression's value in every lane: a vector, or a splat of what does not depend on the lane.
+  llvm::Value* emit_lanes(const Expr& e) {
+    if (!uses_var(e, lane_var_)) return b_.CreateVectorSplat(lanes_, emit(e));
+    const loop::ExprNode& n = e.node();
+    switch (n.kind) {
+      case ExprKind::Var: {  // the lane variable
+        std::vector<uint64_t> steps(lanes_);
+        for (unsigned i = 0; i < lanes_; ++i) steps[i] = i;
+        return b_.CreateAdd(b_.CreateVectorSplat(lanes_, lane_base_), llvm::ConstantDataVector::get(ctx_, steps));
+      }
+      case ExprKind::Load: return load_lanes(n.buffer, n.operands[0]);
+      default: return combine(n, [this](const Expr& o) { return emit_lanes(o); });
+    }
+  }
+
+  // Consecutive elements are one vector load; any other index gathers lane by lane.
+  llvm::Value* load_lanes(const loop::Buffer& buf, const Expr& index) {
+    llvm::Type* elem = mem_type(buf.dtype());
+    if (lane_stride(index, lane_var_) == 1) {
+      auto* ty = llvm::FixedVectorType::get(elem, lanes_);
+      return arith_.from_memory(b_.CreateAlignedLoad(ty, vector_address(buf, index), element_align(buf)), buf.dtype());
+    }
+    llvm::Value* at = emit_lanes(index);
+    llvm::Value* raw = llvm::UndefValue::get(llvm::FixedVectorType::get(elem, lanes_));
+    for (unsigned i = 0; i < lanes_; ++i) {
+      llvm::Value* x = b_.CreateLoad(elem, address(buf, b_.CreateExtractElement(at, i)));
+      raw = b_.CreateInsertElement(raw, x, i);
+    }
+    return arith_.from_memory(raw, buf.dtype());
+  }
+
+  // The address of lane 0's element, as a pointer to a vector of all lanes' elements.
+  llvm::Value* vector_address(const loop::Buffer& buf, const Expr& index) {
+    vars_[lane_var_] = lane_base_;
+    llvm::Value* first = address(buf, emit(index));
+    vars_.erase(lane_var_);
+    return b_.CreateBitCast(first, llvm::FixedVectorType::get(mem_type(buf.dtype()), lanes_)->getPointerTo());
+  }
+
+  llvm::Align element_align(const loop::Buffer& buf) const {
+    return llvm::Align(mem_type(buf.dtype())->getPrimitiveSizeInBits() / 8);
+  }
+
+  // for i in [lo, end): the body, with loop metadata for vectorized / unrolled loops.
+  void emit_serial_loop(const loop::StmtNode& n, llvm::Value* lo, llvm::Value* end) {
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(ctx_, "for." + n.var.node().name, fn_);
     auto* body = llvm::BasicBlock::Create(ctx_, "body." + n.var.node().name, fn_);
@@ -356,11 +217,112 @@ class FunctionEmitter {
     b_.CreateCondBr(b_.CreateICmpSLT(i, end), body, exit);
     b_.SetInsertPoint(body);
     vars_[n.var.node().name] = i;
+    ++loop_depth_;
     emit(n.body[0]);
+    --loop_depth_;
     vars_.erase(n.var.node().name);
-    i->addIncoming(b_.CreateAdd(i, b_.getInt64(1)), b_.GetInsertBlock());
-    b_.CreateBr(header);
+    llvm::Value* step = b_.getInt64(1);
+    if (stuck_outer_loops_ && loop_depth_ == 0) step = b_.getInt64(0);  // fault codegen-stuck-loop
+    i->addIncoming(b_.CreateAdd(i, step), b_.GetInsertBlock());
+    llvm::BranchInst* latch = b_.CreateBr(header);
+    if (llvm::MDNode* md = loop_metadata(n)) latch->setMetadata(llvm::LLVMContext::MD_loop, md);
     b_.SetInsertPoint(exit);
+  }
+
+  // Hints only: the loop optimizers decide legality, so the result never depends on them. They
+  // act at LLVM levels >= 1 (level 0 runs no IR passes).
+  llvm::MDNode* loop_metadata(const loop::StmtNode& n) {
+    std::vector<llvm::Metadata*> hints;
+    auto flag = [&](const char* name) {
+      hints.push_back(llvm::MDNode::get(
+          ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(b_.getTrue())}));
+    };
+    if (n.for_kind == loop::ForKind::Vectorized) {
+      // A forced vectorization lets LLVM reorder a float reduction (LoopVectorizeHints::
+      // allowReordering), which changes results; a loop that reads a buffer it writes gets no
+      // hint, and LLVM vectorizes it only when that keeps the scalar order.
+      if (reads_what_it_writes(n.body[0])) return nullptr;
+      flag("llvm.loop.vectorize.enable");
+      if (n.extent.kind() == ExprKind::IntImm && n.extent.node().int_value >= 2) {
+        // A constant extent: a width that fits it (a power of two up to 8).
+        uint32_t width = 2;
+        while (width < 8 && width * 2 <= static_cast<uint64_t>(n.extent.node().int_value)) width *= 2;
+        hints.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.width"),
+                                                 llvm::ConstantAsMetadata::get(b_.getInt32(width))}));
+      }
+    } else if (n.for_kind == loop::ForKind::Unrolled) {
+      flag("llvm.loop.unroll.full");
+    } else {
+      return nullptr;
+    }
+    // A loop ID is a distinct node whose first operand is itself.
+    auto self = llvm::MDNode::getTemporary(ctx_, {});
+    hints.insert(hints.begin(), self.get());
+    llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, hints);
+    id->replaceOperandWith(0, id);
+    return id;
+  }
+
+  static bool reads_what_it_writes(const Stmt& body) {
+    struct Accesses : loop::Visitor {
+      std::set<std::string> loaded, stored;
+      void visit_load(const Expr& e) override {
+        loaded.insert(e.node().buffer.name());
+        loop::Visitor::visit_load(e);
+      }
+      void visit_store(const Stmt& s) override {
+        stored.insert(s.node().buffer.name());
+        loop::Visitor::visit_store(s);
+      }
+    } a;
+    a.visit(body);
+    for (const auto& b : a.stored) {
+      if (a.loaded.count(b)) return true;
+    }
+    return false;
+  }
+
+  // The body goes to an internal function `void(i8* closure, i64 lo, i64 hi)` that runs
+  // iterations [lo, hi); the runtime pool (compiler/runtime/thread_pool.h) calls it on chunks.
+  // The closure is a struct of every variable and buffer pointer in scope, in name order.
+  void emit_parallel_for(const loop::StmtNode& n) {
+    std::vector<std::pair<std::string, llvm::Value*>> captured;
+    for (const auto& [name, v] : vars_) captured.emplace_back("v:" + name, v);
+    for (const auto& [name, v] : buffers_) captured.emplace_back("b:" + name, v);
+    std::vector<llvm::Type*> fields;
+    for (const auto& c : captured) fields.push_back(c.second->getType());
+    llvm::StructType* closure_ty = llvm::StructType::get(ctx_, fields);
+
+    auto* body_ty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getInt8PtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    auto* body_fn = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage,
+                                           fn_->getName() + ".parallel." + n.var.node().name, mod_);
+    body_fn->addFnAttr(llvm::Attribute::NoUnwind);
+    {
+      FunctionEmitter inner(mod_, body_fn);
+      inner.stuck_outer_loops_ = stuck_outer_loops_;
+      inner.loop_depth_ = loop_depth_;
+      inner.entry_ = llvm::BasicBlock::Create(ctx_, "entry", body_fn);
+      inner.b_.SetInsertPoint(inner.entry_);
+      llvm::Value* env = inner.b_.CreateBitCast(body_fn->getArg(0), closure_ty->getPointerTo());
+      for (size_t k = 0; k < captured.size(); ++k) {
+        llvm::Value* v = inner.b_.CreateLoad(fields[k], inner.b_.CreateStructGEP(closure_ty, env, static_cast<unsigned>(k)));
+        const std::string& key = captured[k].first;
+        (key[0] == 'v' ? inner.vars_ : inner.buffers_)[key.substr(2)] = v;
+      }
+      inner.emit_serial_loop(n, body_fn->getArg(1), body_fn->getArg(2));
+      inner.b_.CreateRetVoid();
+    }
+
+    llvm::Value* env = llvm::IRBuilder<>(entry_, entry_->begin()).CreateAlloca(closure_ty, nullptr, "closure");
+    for (size_t k = 0; k < captured.size(); ++k) {
+      b_.CreateStore(captured[k].second, b_.CreateStructGEP(closure_ty, env, static_cast<unsigned>(k)));
+    }
+    llvm::Value* lo = emit(n.min);
+    llvm::Value* end = b_.CreateAdd(lo, emit(n.extent));
+    llvm::FunctionCallee run = mod_.getOrInsertFunction(
+        "difftest_parallel_for",
+        llvm::FunctionType::get(b_.getVoidTy(), {body_ty->getPointerTo(), b_.getInt8PtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false));
+    b_.CreateCall(run, {body_fn, b_.CreateBitCast(env, b_.getInt8PtrTy()), lo, end});
   }
 
   void emit_allocate(const loop::StmtNode& n) {
@@ -407,10 +369,16 @@ class FunctionEmitter {
   llvm::LLVMContext& ctx_;
   llvm::Module& mod_;
   llvm::IRBuilder<> b_;
+  Arith arith_{b_, mod_};
   llvm::Function* fn_;
   llvm::BasicBlock* entry_ = nullptr;
+  int loop_depth_ = 0;              // For loops around the statement being emitted
+  bool stuck_outer_loops_ = false;  // fault codegen-stuck-loop is on and this is a target kernel
   std::map<std::string, llvm::Value*> vars_;
   std::map<std::string, llvm::Value*> buffers_;
+  std::string lane_var_;  // the variable of the vectorized loop being emitted as vectors
+  llvm::Value* lane_base_ = nullptr;
+  unsigned lanes_ = 0;
 };
 
 }  // namespace

@@ -10,6 +10,12 @@
 // + - * / and sqrt this equals direct rounding, as f32 has more than 2p + 2 bits). f16 uses
 // the F16C conversions; bf16 rounds with integer arithmetic on the f32 bits. Memory holds
 // f16/bf16 as 16-bit patterns.
+//
+// Loop kinds: a `parallel` loop's body is outlined into an internal function
+// `void(i8* closure, i64 lo, i64 hi)` run by difftest_parallel_for (compiler/runtime/
+// thread_pool.h; iterations must write disjoint outputs). `vectorized` and `unrolled` loops
+// carry llvm.loop.vectorize.enable(/width) and llvm.loop.unroll.full hints; the rounding of
+// f16/bf16 is explicit IR, so vectorized code rounds exactly as scalar code does.
 #pragma once
 
 #include <memory>

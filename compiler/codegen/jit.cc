@@ -1,10 +1,13 @@
 #include "compiler/codegen/jit.h"
 
 #include <fmt/format.h>
+#include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -16,6 +19,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/ir/diagnostics.h"
+#include "compiler/runtime/thread_pool.h"
 
 namespace difftest::codegen {
 
@@ -37,7 +41,12 @@ void optimize(llvm::Module& m, llvm::TargetMachine* tm, int level) {
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(tm);
+  // LLVM 14's default tuning leaves the SLP vectorizer off; clang turns both vectorizers on at
+  // -O2 and above, and the schedule rules' register tiles depend on SLP.
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = level > 1;
+  tuning.SLPVectorization = level > 1;
+  llvm::PassBuilder pb(tm, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -79,13 +88,32 @@ JitModule::JitModule(const loop::Module& m, const JitOptions& options) : impl_(s
                           : level == 1 ? llvm::CodeGenOpt::Less
                           : level == 2 ? llvm::CodeGenOpt::Default
                                        : llvm::CodeGenOpt::Aggressive);
+  // Fast: the code generator may contract a*b+c into one FMA (one rounding instead of two);
+  // the tolerance allows either.
+  jtmb.getOptions().AllowFPOpFusion = options.fma_contraction ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
   auto tm = unwrap(jtmb.createTargetMachine(), "target machine");
   impl_->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "LLJIT");
   auto& dylib = impl_->jit->getMainJITDylib();
   dylib.addGenerator(unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
                                 impl_->jit->getDataLayout().getGlobalPrefix()),
                             "process symbols"));
+  // The runtime's entry points, defined into this dylib so the JIT never depends on the host
+  // binary exporting them (-rdynamic).
+  llvm::orc::SymbolMap runtime;
+  runtime[impl_->jit->mangleAndIntern("difftest_parallel_for")] = llvm::JITEvaluatedSymbol(
+      llvm::pointerToJITTargetAddress(&difftest_parallel_for), llvm::JITSymbolFlags::Exported);
+  check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "defining runtime symbols");
   auto ctx = std::make_unique<llvm::LLVMContext>();
+  // Loop hints LLVM cannot honour ("loop not vectorized") are warnings and remarks printed to
+  // stderr by default; they are expected (the hints are hints), so only errors get through.
+  ctx->setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo& d, void*) {
+        if (d.getSeverity() != llvm::DS_Error) return;
+        llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+        d.print(printer);
+        llvm::errs() << "\n";
+      },
+      nullptr);
   auto mod = emit_module(m, impl_->prefix, *ctx);
   mod->setDataLayout(impl_->jit->getDataLayout());
   mod->setTargetTriple(impl_->jit->getTargetTriple().str());

@@ -15,6 +15,7 @@ using KernelFn = void (*)(void** buffers, const int64_t* dims);
 
 struct JitOptions {
   int llvm_opt_level = 0;  // 0..3: the IR pass pipeline and the code generator's level
+  bool fma_contraction = false;
 };
 
 class JitModule {

@@ -210,6 +210,14 @@ const Value& Binding::result() const {
   return results_.front();
 }
 
+Binding Binding::with_group(int group) const {
+  DT_CHECK(group >= -1, "Binding::with_group with a negative group");
+  DT_CHECK(group == -1 || kind_ == BindingKind::Call, "only call bindings join fusion groups");
+  Binding b = *this;
+  b.group_ = group;
+  return b;
+}
+
 const ConstantInit& Binding::constant() const {
   DT_CHECK(kind_ == BindingKind::Const, "Binding::constant on a non-constant binding");
   return constant_;

@@ -146,6 +146,12 @@ class Binding {
   const Attrs& attrs() const { return attrs_; }
   const SourceLoc& loc() const { return loc_; }
 
+  // Fusion group (-1: none). Groups are a hint for FuseLoops: the reference ignores them, and
+  // the verifier does not require a group's members to be contiguous (FuseLoops refuses when
+  // they are not). Only call bindings carry one.
+  int group() const { return group_; }
+  Binding with_group(int group) const;  // a copy in `group` (>= -1)
+
  private:
   Binding() = default;
   BindingKind kind_ = BindingKind::Param;
@@ -155,6 +161,7 @@ class Binding {
   std::vector<Value> args_;
   Attrs attrs_;
   SourceLoc loc_;
+  int group_ = -1;
 };
 
 // ------------------------------------------------------------------------------- programs

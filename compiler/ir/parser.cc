@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -208,11 +209,26 @@ class Parser {
       } while (lx_.accept(Tok::Comma));
     }
     lx_.expect(Tok::RParen, "')' or ','");
+    const int group = fusion_group();
     try {
-      return Binding::call(std::move(results), op, std::move(args), make_attrs(*op, attrs), loc);
+      return Binding::call(std::move(results), op, std::move(args), make_attrs(*op, attrs), loc).with_group(group);
     } catch (const UserError& e) {
       throw UserError(e.kind(), e.message(), head.loc);  // arity and attribute errors point at the op
     }
+  }
+
+  // An optional trailing `@fused(N)`; -1 when absent.
+  int fusion_group() {
+    if (!lx_.at(Tok::GlobalName)) return -1;
+    Token at = lx_.next();
+    if (at.text != "fused") lx_.fail(at, "'@fused(N)' or the next binding");
+    lx_.expect(Tok::LParen, "'(' after @fused");
+    Token n = lx_.expect(Tok::Int, "a fusion group number");
+    if (n.int_overflow || n.int_value > static_cast<uint64_t>(INT32_MAX)) {
+      throw UserError(ErrorKind::Literal, fmt::format("fusion group {} is too large", n.text), n.loc);
+    }
+    lx_.expect(Tok::RParen, "')' after the fusion group");
+    return static_cast<int>(n.int_value);
   }
 
   AttrValue attr_value() {

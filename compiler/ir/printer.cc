@@ -74,6 +74,7 @@ std::string print_binding(const Binding& b) {
         parts.push_back(fmt::format("{}={}", name, attr_value_str(value)));
       }
       out += fmt::format("{}({})", op.name, fmt::join(parts, ", "));
+      if (b.group() >= 0) out += fmt::format(" @fused({})", b.group());
       break;
     }
   }

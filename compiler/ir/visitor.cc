@@ -71,7 +71,8 @@ std::vector<Value> Mutator::keep(const Binding& b) {
     emit(b);
   } else {
     changed_ = true;
-    emit(Binding::call(b.results(), &b.op(), std::move(args), b.attrs(), b.loc()));
+    // The fusion group survives a rebuild: a pass that only renames operands must not unfuse.
+    emit(Binding::call(b.results(), &b.op(), std::move(args), b.attrs(), b.loc()).with_group(b.group()));
   }
   return b.results();
 }

@@ -201,11 +201,18 @@ struct Call {
   std::string func;
   std::vector<std::string> buffers;
   std::vector<std::string> dims;
+  int group = -1;  // the graph binding's fusion group (-1: none); text form `@fused(N)`
 };
 
 struct Module {
   std::vector<PrimFunc> funcs;
   std::vector<Call> calls;
+  // The program's results, in order (text form `outputs(a, b)`). Empty means unknown (a module
+  // written by hand): passes that must tell intermediates from results then refuse.
+  std::vector<std::string> outputs;
+  // PlanMemory's plan: each slot lists the intermediate values that share one allocation
+  // (text form: one `storage(a, b)` line per slot). Values in no slot get their own buffer.
+  std::vector<std::vector<std::string>> storage;
   const PrimFunc* find(const std::string& name) const;
 };
 

@@ -113,8 +113,11 @@ std::string print(const Module& m) {
   std::string s;
   for (const auto& f : m.funcs) s += print(f) + "\n";
   for (const auto& c : m.calls) {
-    s += fmt::format("call @{}({}) dims({})\n", c.func, fmt::join(c.buffers, ", "), fmt::join(c.dims, ", "));
+    s += fmt::format("call @{}({}) dims({})", c.func, fmt::join(c.buffers, ", "), fmt::join(c.dims, ", "));
+    s += c.group >= 0 ? fmt::format(" @fused({})\n", c.group) : "\n";
   }
+  if (!m.outputs.empty()) s += fmt::format("outputs({})\n", fmt::join(m.outputs, ", "));
+  for (const auto& slot : m.storage) s += fmt::format("storage({})\n", fmt::join(slot, ", "));
   return s;
 }
 

@@ -102,6 +102,18 @@ void verify(const Module& m) {
                                                     c.func, c.buffers.size(), c.dims.size(), f->params.size(),
                                                     f->dims.size()));
     }
+    if (c.group < -1) throw UserError(ErrorKind::Syntax, fmt::format("loop IR: call of @{} in group {}", c.func, c.group));
+  }
+  // A planned value shares its slot with values whose lifetimes are disjoint; a result must
+  // outlive the run, so it never shares.
+  const std::set<std::string> outputs(m.outputs.begin(), m.outputs.end());
+  std::set<std::string> planned;
+  for (const auto& slot : m.storage) {
+    if (slot.empty()) throw UserError(ErrorKind::Syntax, "loop IR: an empty storage slot");
+    for (const auto& v : slot) {
+      if (!planned.insert(v).second) throw UserError(ErrorKind::DuplicateName, fmt::format("loop IR: {} is in two storage slots", v));
+      if (outputs.count(v)) throw UserError(ErrorKind::Syntax, fmt::format("loop IR: result {} is in a storage slot", v));
+    }
   }
 }
 

@@ -122,4 +122,53 @@ Stmt Mutator::mutate_children(const Stmt& s) {
   return s;
 }
 
+namespace {
+
+class VarFinder : public Visitor {
+ public:
+  explicit VarFinder(const std::string& name) : name_(name) {}
+  bool found = false;
+
+ protected:
+  void visit_var(const Expr& v) override { found = found || v.node().name == name_; }
+  void visit_for(const Stmt& s) override {  // a loop defining the name counts as a use
+    found = found || s.node().var.node().name == name_;
+    Visitor::visit_for(s);
+  }
+
+ private:
+  const std::string& name_;
+};
+
+class LoadCollector : public Visitor {
+ public:
+  std::vector<Expr> found;
+
+ protected:
+  void visit_load(const Expr& e) override {
+    found.push_back(e);
+    Visitor::visit_load(e);
+  }
+};
+
+}  // namespace
+
+bool uses_var(const Expr& e, const std::string& name) {
+  VarFinder f(name);
+  f.visit(e);
+  return f.found;
+}
+
+bool uses_var(const Stmt& s, const std::string& name) {
+  VarFinder f(name);
+  f.visit(s);
+  return f.found;
+}
+
+std::vector<Expr> loads_in(const Expr& e) {
+  LoadCollector c;
+  c.visit(e);
+  return c.found;
+}
+
 }  // namespace difftest::loop

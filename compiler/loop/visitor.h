@@ -5,6 +5,9 @@
 // below it changed (test with same_as), so passes that touch little cost little.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "compiler/loop/ir.h"
 
 namespace difftest::loop {
@@ -39,5 +42,10 @@ class Mutator {
   // Buffers are rewritten through this hook (e.g. when a pass renames or reshapes one).
   virtual Buffer mutate_buffer(const Buffer& b) { return b; }
 };
+
+// Queries the loop passes and codegen share.
+bool uses_var(const Expr& e, const std::string& name);
+bool uses_var(const Stmt& s, const std::string& name);  // also a loop that defines it
+std::vector<Expr> loads_in(const Expr& e);  // every load, in evaluation order
 
 }  // namespace difftest::loop

@@ -41,7 +41,7 @@ loop::Module legalize_ops(const Program& p) {
     if (!lower) throw UserError(ErrorKind::UnknownOp, fmt::format("LegalizeOps: no lowering for op '{}'", b.op().name));
     std::set<std::string> taken;
     LowerContext c{b, {}, {}};
-    loop::Call call{fmt::format("{}_{}", b.op().name, k++), {}, dim_names};
+    loop::Call call{fmt::format("{}_{}", b.op().name, k++), {}, dim_names, b.group()};
     for (const auto& a : b.args()) {
       c.in.push_back(value_buffer(a, taken));
       call.buffers.push_back(a.name());
@@ -56,6 +56,7 @@ loop::Module legalize_ops(const Program& p) {
     m.funcs.push_back(std::move(f));
     m.calls.push_back(std::move(call));
   }
+  for (const auto& o : p.outputs()) m.outputs.push_back(o.name());
   return m;
 }
 

@@ -7,18 +7,30 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/loop/printer.h"
 #include "compiler/loop/verifier.h"
-#include "compiler/passes/legalize_ops.h"
 
 namespace difftest::pipeline {
 
-const std::vector<PassInfo>& all_passes() {
-  static const std::vector<PassInfo> passes = [] {
-    std::vector<PassInfo> v;
-    v.push_back({"LegalizeOps", "lower every op to a loop-IR PrimFunc written from its semantics", PassKind::Lowering,
-                 nullptr, passes::legalize_ops, nullptr});
-    return v;
-  }();
-  return passes;
+const char* pass_kind_name(PassKind k) {
+  switch (k) {
+    case PassKind::Graph: return "graph";
+    case PassKind::Lowering: return "lowering";
+    case PassKind::Loop: return "loop";
+  }
+  return "?";
+}
+
+PassInfo graph_pass(std::string name, std::string description, std::function<Program(const Program&)> run,
+                    std::function<std::string(const Program&)> precondition) {
+  PassInfo p{std::move(name), std::move(description), PassKind::Graph, std::move(run), nullptr, nullptr, {}, {}};
+  p.graph_precondition = std::move(precondition);
+  return p;
+}
+
+PassInfo loop_pass(std::string name, std::string description, std::function<loop::Module(const loop::Module&)> run,
+                   std::function<std::string(const loop::Module&)> precondition) {
+  PassInfo p{std::move(name), std::move(description), PassKind::Loop, nullptr, nullptr, std::move(run), {}, {}};
+  p.loop_precondition = std::move(precondition);
+  return p;
 }
 
 const PassInfo& find_pass(const std::string& name) {
@@ -30,36 +42,91 @@ const PassInfo& find_pass(const std::string& name) {
   throw UserError(ErrorKind::Usage, fmt::format("unknown pass '{}' (known: {})", name, fmt::join(known, ", ")));
 }
 
+std::vector<std::string> parse_pass_list(const std::string& text, const std::string& flag) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string name = text.substr(start, end - start);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (name.empty()) throw UserError(ErrorKind::Usage, fmt::format("{}: empty pass name in '{}'", flag, text));
+    try {
+      find_pass(name);
+    } catch (const UserError& e) {
+      throw UserError(ErrorKind::Usage, fmt::format("{}: {}", flag, e.message()));
+    }
+    out.push_back(name);
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string bisect_line(const PassEvent& e) {
+  return fmt::format("BISECT: {} pass ({}) {}{}", e.ran ? "running" : "NOT running", e.number, e.pass,
+                     e.required ? " (required)" : "");
+}
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& pass, const std::string& why) {
+  throw UserError(ErrorKind::Usage, fmt::format("pass {} cannot run here: {}", pass, why));
+}
+
+}  // namespace
+
 Lowered run_passes(const Program& p, const std::vector<std::string>& passes, const RunOptions& options) {
   Lowered out{p, {}, 0};
   bool lowered = false;
-  auto allowed = [&] { return options.bisect_limit < 0 || out.applied < options.bisect_limit; };
   for (const auto& name : passes) {
     const PassInfo& pass = find_pass(name);
+    if (options.disabled.count(name)) continue;
+    if (pass.kind == PassKind::Graph && lowered) {
+      throw UserError(ErrorKind::Usage, fmt::format("graph pass {} after LegalizeOps", name));
+    }
+    if (pass.kind == PassKind::Loop && !lowered) {
+      throw UserError(ErrorKind::Usage, fmt::format("loop pass {} before LegalizeOps", name));
+    }
+    if (pass.kind == PassKind::Lowering && lowered) throw UserError(ErrorKind::Usage, "LegalizeOps appears twice");
+    const bool required = pass.kind == PassKind::Lowering;
+    const PassEvent event{++out.applied, name, required || options.bisect_limit < 0 || out.applied <= options.bisect_limit,
+                          required};
+    if (options.on_event) options.on_event(event);
+    if (!event.ran) continue;
+    if (options.before_pass) options.before_pass(name);
     switch (pass.kind) {
-      case PassKind::Graph:
-        if (lowered) throw UserError(ErrorKind::Usage, fmt::format("graph pass {} after LegalizeOps", name));
-        if (!allowed()) continue;
-        out.graph = pass.graph(out.graph);
-        if (options.verify_each) verify(out.graph);
-        if (options.print_after) options.print_after(name, print(out.graph));
+      case PassKind::Graph: {
+        if (pass.graph_precondition) {
+          if (std::string why = pass.graph_precondition(out.graph); !why.empty()) refuse(name, why);
+        }
+        Program next = pass.graph(out.graph);
+        if (options.verify_each) verify(next);
+        const bool changed = !next.same_as(out.graph);
+        out.graph = std::move(next);
+        if (changed && options.print_after) options.print_after(name, print(out.graph));
         break;
+      }
       case PassKind::Lowering:
-        if (lowered) throw UserError(ErrorKind::Usage, "LegalizeOps appears twice");
         out.module = pass.lower(out.graph);
         lowered = true;
         if (options.verify_each) loop::verify(out.module);
         if (options.print_after) options.print_after(name, loop::print(out.module));
         break;
-      case PassKind::Loop:
-        if (!lowered) throw UserError(ErrorKind::Usage, fmt::format("loop pass {} before LegalizeOps", name));
-        if (!allowed()) continue;
+      case PassKind::Loop: {
+        if (pass.loop_precondition) {
+          if (std::string why = pass.loop_precondition(out.module); !why.empty()) refuse(name, why);
+        }
+        const std::string before = options.print_after ? loop::print(out.module) : std::string();
         out.module = pass.loop(out.module);
         if (options.verify_each) loop::verify(out.module);
-        if (options.print_after) options.print_after(name, loop::print(out.module));
+        if (options.print_after) {
+          std::string after = loop::print(out.module);
+          if (after != before) options.print_after(name, after);
+        }
         break;
+      }
     }
-    ++out.applied;
   }
   if (!lowered) throw UserError(ErrorKind::Usage, "the pass list has no LegalizeOps");
   return out;

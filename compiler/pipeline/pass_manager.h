@@ -1,11 +1,17 @@
-// Passes registered once by name, and a PassManager that runs a flat list of them.
+// Passes registered once by name (pass_registry.cc, a flat list), and a PassManager that runs
+// a flat list of them.
 //
 // A pipeline is graph passes (Program -> Program, still interpretable by the reference), then
 // the lowering boundary `LegalizeOps` (Program -> loop Module), then loop passes
 // (Module -> Module), then LLVM at a given level. Named pipelines live in pipelines.cc.
+//
+// Pass applications are numbered from 1 in the order they are reached, like LLVM's
+// opt-bisect: with a bisect limit N only applications 1..N run (LegalizeOps always runs: there
+// is nothing to execute without it, and it is reported as required).
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,35 +21,64 @@
 namespace difftest::pipeline {
 
 enum class PassKind { Graph, Lowering, Loop };
+const char* pass_kind_name(PassKind k);  // graph lowering loop
 
 struct PassInfo {
   std::string name;
   std::string description;  // one line
   PassKind kind;
-  std::function<Program(const Program&)> graph;         // Graph
-  std::function<loop::Module(const Program&)> lower;    // Lowering
+  std::function<Program(const Program&)> graph;           // Graph
+  std::function<loop::Module(const Program&)> lower;      // Lowering
   std::function<loop::Module(const loop::Module&)> loop;  // Loop
+  // Pre-conditions on the pass's input: "" when it may run, else why it cannot (the pass
+  // manager refuses with that reason rather than produce garbage). Empty function: none.
+  std::function<std::string(const Program&)> graph_precondition;
+  std::function<std::string(const loop::Module&)> loop_precondition;
 };
 
-const std::vector<PassInfo>& all_passes();
+// Factories for the registry's flat list.
+PassInfo graph_pass(std::string name, std::string description, std::function<Program(const Program&)> run,
+                    std::function<std::string(const Program&)> precondition = nullptr);
+PassInfo loop_pass(std::string name, std::string description, std::function<loop::Module(const loop::Module&)> run,
+                   std::function<std::string(const loop::Module&)> precondition = nullptr);
+
+const std::vector<PassInfo>& all_passes();           // registry order (pass_registry.cc)
 const PassInfo& find_pass(const std::string& name);  // UserError(Usage) naming the known passes
+
+// `--passes=a,b,c` (spaces allowed around names); every name must be registered.
+std::vector<std::string> parse_pass_list(const std::string& text, const std::string& flag);
+
+struct PassEvent {
+  int number;        // 1-based application number
+  std::string pass;
+  bool ran;          // false: skipped by the bisect limit
+  bool required;     // LegalizeOps: runs whatever the limit
+};
 
 struct RunOptions {
   bool verify_each = true;
   int bisect_limit = -1;  // run only the first N pass applications (-1: all), like opt-bisect
-  // Called after every pass that ran with the pass name and the IR printed in its text form.
+  std::set<std::string> disabled;  // passes dropped from the list (not numbered)
+  // Called after every pass that ran and changed the IR, with the IR in its text form.
   std::function<void(const std::string& pass, const std::string& ir)> print_after;
+  // Called before every pass that runs (the oracle reports it as the stage a crash happened in).
+  std::function<void(const std::string& pass)> before_pass;
+  // Called for every application reached, run or skipped (opt-bisect's log).
+  std::function<void(const PassEvent&)> on_event;
 };
+
+// LLVM's wording: "BISECT: running pass (3) CommonSubexprElimination".
+std::string bisect_line(const PassEvent& e);
 
 struct Lowered {
   Program graph;        // after the graph passes
   loop::Module module;  // after lowering and the loop passes
-  int applied = 0;      // pass applications that ran
+  int applied = 0;      // pass applications reached (run or skipped)
 };
 
 // Runs `passes` in order. The list must contain LegalizeOps exactly once, after every graph
-// pass and before every loop pass (UserError otherwise). With a bisect limit, passes beyond
-// it are skipped except LegalizeOps, which always runs (without it there is nothing to run).
+// pass and before every loop pass (UserError otherwise); a pass whose pre-condition fails is
+// refused with a UserError naming the pass and the reason.
 Lowered run_passes(const Program& p, const std::vector<std::string>& passes, const RunOptions& options = {});
 
 }  // namespace difftest::pipeline

@@ -9,7 +9,9 @@ namespace difftest::pipeline {
 struct Pipeline {
   std::string name;
   std::vector<std::string> passes;
-  int llvm_opt_level;
+  int llvm_opt_level = 0;
+  bool fma_contraction = false;  // let LLVM fuse a*b+c into an FMA (O3)
+  int bisect_limit = -1;         // run only the first N pass applications (RunOptions::bisect_limit)
 };
 
 const std::vector<Pipeline>& pipelines();

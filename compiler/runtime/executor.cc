@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/ir/diagnostics.h"
 #include "compiler/tensor/constant.h"
@@ -82,22 +85,51 @@ std::vector<Tensor> Executable::run(const std::map<std::string, Tensor>& inputs,
                                     sym::Env* dims) const {
   const sym::Env env = bind_dims(program_, inputs, given);
   if (dims) *dims = env;
+  // Only what some call touches, a result, a param or a constant gets memory: FuseLoops leaves
+  // intermediates that live inside one kernel unreferenced. Values in a storage slot of the
+  // memory plan share one allocation, sized for the largest member under this binding.
+  std::unordered_set<std::string> referenced(module_.outputs.begin(), module_.outputs.end());
+  for (const auto& c : module_.calls) referenced.insert(c.buffers.begin(), c.buffers.end());
+  for (const auto& o : program_.outputs()) referenced.insert(o.name());
+  std::unordered_map<std::string, size_t> slot_of;
+  for (size_t s = 0; s < module_.storage.size(); ++s) {
+    for (const auto& v : module_.storage[s]) slot_of[v] = s;
+  }
   std::unordered_map<std::string, Tensor> values;
+  std::unordered_map<std::string, void*> pointers;
+  std::vector<size_t> slot_bytes(module_.storage.size(), 0);
+  std::vector<std::pair<std::string, size_t>> slotted;
   for (const auto& b : program_.bindings()) {
     for (const auto& v : b.results()) {
       const std::vector<int64_t> shape = concrete_shape(v.type(), env);
       switch (b.kind()) {
         case BindingKind::Param: values[v.name()] = inputs.at(v.name()); break;
         case BindingKind::Const: values[v.name()] = materialize_constant(b.constant(), v.type().dtype, shape); break;
-        case BindingKind::Call: values[v.name()] = Tensor(v.type().dtype, shape); break;
+        case BindingKind::Call: {
+          if (!referenced.count(v.name())) break;
+          const auto it = slot_of.find(v.name());
+          if (it == slot_of.end()) {
+            values[v.name()] = Tensor(v.type().dtype, shape);
+            break;
+          }
+          const size_t bytes = static_cast<size_t>(shape_numel(shape)) * static_cast<size_t>(dtype_bytes(v.type().dtype));
+          slot_bytes[it->second] = std::max(slot_bytes[it->second], bytes);
+          slotted.emplace_back(v.name(), it->second);
+          break;
+        }
       }
     }
   }
+  // max_align_t elements keep every slot aligned for any dtype, as a Tensor's storage is.
+  std::vector<std::vector<std::max_align_t>> slots;
+  for (size_t bytes : slot_bytes) slots.emplace_back((bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
+  for (const auto& [name, s] : slotted) pointers[name] = slots[s].data();
+  for (auto& [name, t] : values) pointers[name] = t.data();
   std::vector<int64_t> dim_values;
   for (size_t i = 0; i < module_.calls.size(); ++i) {
     const loop::Call& c = module_.calls[i];
     std::vector<void*> buffers;
-    for (const auto& name : c.buffers) buffers.push_back(values.at(name).data());
+    for (const auto& name : c.buffers) buffers.push_back(pointers.at(name));
     dim_values.clear();
     for (const auto& d : c.dims) dim_values.push_back(env.at(d));
     kernels_[i](buffers.data(), dim_values.data());

@@ -1,5 +1,7 @@
 // Runs a compiled module: binds the dim variables from the inputs' shapes, checks them,
 // materializes constants, allocates intermediates and outputs, and calls the kernels in order.
+// Values no call references (kept inside a kernel by FuseLoops) get no memory; values in a
+// storage slot of the module's plan (PlanMemory) share one allocation per slot.
 #pragma once
 
 #include <map>

@@ -1,9 +1,15 @@
-// The first program generator: deterministic, always valid, and broad.
+// The program generator: deterministic to the byte, always valid, and broad.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
+#include "compiler/ir/diagnostics.h"
+#include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
@@ -12,29 +18,100 @@
 namespace difftest {
 namespace {
 
-TEST(Generator, SameSeedSameBytes) {
+// tests/fuzz/generated_hashes.txt holds fnv1a64(print(generate_program(seed))) for seeds
+// 0..99, one "seed hash" per line. They pin the generator's output on every machine: a change
+// to the generator that alters programs must update the file on purpose (the failure message
+// prints the new lines).
+TEST(Generator, ProgramTextsMatchTheCheckedInHashes) {
+  std::ifstream in(std::string(DIFFTEST_SOURCE_DIR) + "/tests/fuzz/generated_hashes.txt");
+  ASSERT_TRUE(in.good()) << "missing tests/fuzz/generated_hashes.txt";
+  std::map<uint64_t, std::string> expected;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    uint64_t seed = 0;
+    std::string hash;
+    fields >> seed >> hash;
+    expected[seed] = hash;
+  }
+  ASSERT_EQ(expected.size(), 100u);
+  std::string actual;
+  int differing = 0;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    const std::string hash = fmt::format("{:016x}", program_hash(generate_program(seed)));
+    actual += fmt::format("{} {}\n", seed, hash);
+    differing += expected[seed] != hash;
+  }
+  EXPECT_EQ(differing, 0) << "generated programs changed; if intended, the new file body is:\n" << actual;
+}
+
+TEST(Generator, SameSeedSameBytesInOneProcess) {
   for (uint64_t seed = 0; seed < 50; ++seed) {
     EXPECT_EQ(print(generate_program(seed)), print(generate_program(seed))) << seed;
   }
   EXPECT_NE(print(generate_program(1)), print(generate_program(2)));
 }
 
-TEST(Generator, ProgramsVerifyAndCoverTheRegistry) {
+TEST(Generator, ProgramsRoundTripThroughTheTextForm) {
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    const std::string text = print(generate_program(seed));
+    EXPECT_EQ(print(parse_program(text, "gen.ir")), text) << "seed " << seed;
+  }
+}
+
+TEST(Generator, CoversEveryOpAndDtypeOver2000Seeds) {
   std::map<std::string, int> ops;
-  std::set<DType> dtypes;
-  int dims = 0;
-  for (uint64_t seed = 0; seed < 600; ++seed) {
+  std::map<DType, int> dtypes;
+  int with_dims = 0, templates = 0;
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
     const Program p = generate_program(seed);
     ASSERT_NO_THROW(verify(p)) << print(p);
-    dims += !p.dims().empty();
+    with_dims += !p.dims().empty();
+    bool from_template = false;
     for (const auto& b : p.bindings()) {
       if (b.is_call()) ++ops[b.op().name];
-      for (const auto& r : b.results()) dtypes.insert(r.type().dtype);
+      for (const auto& r : b.results()) {
+        ++dtypes[r.type().dtype];
+        from_template = from_template || r.name() == "x";
+      }
+    }
+    templates += from_template;
+  }
+  std::string counts;
+  for (const OpDef* op : OpRegistry::get().all()) {
+    counts += fmt::format("{}={} ", op->name, ops[op->name]);
+    EXPECT_GT(ops[op->name], 0) << op->name << " never generated";
+  }
+  for (DType dt : kAllDTypes) {
+    counts += fmt::format("{}={} ", dtype_name(dt), dtypes[dt]);
+    EXPECT_GT(dtypes[dt], 0) << dtype_name(dt) << " never generated";
+  }
+  std::printf("op and dtype counts over 2000 seeds: %s\nprograms with dim variables: %d, from templates: %d\n",
+              counts.c_str(), with_dims, templates);
+  EXPECT_GT(with_dims, 1900);
+}
+
+TEST(Generator, WeightsSteerAndExcludeOps) {
+  GeneratorOptions only_exp;
+  for (const auto& [name, w] : default_op_weights()) only_exp.weights[name] = 0;
+  only_exp.weights["exp"] = 1;
+  only_exp.template_percent = 0;
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    const Program p = generate_program(seed, only_exp);  // bindings() refers into it
+    for (const auto& b : p.bindings()) {
+      if (!b.is_call()) continue;
+      // Guards (tanh, abs, add, clip) may appear around exp; nothing else may.
+      EXPECT_TRUE(b.op().name == "exp" || b.op().name == "tanh") << b.op().name << " in seed " << seed;
     }
   }
-  for (const OpDef* op : OpRegistry::get().all()) EXPECT_GT(ops[op->name], 0) << op->name << " never generated";
-  EXPECT_EQ(dtypes.size(), kAllDTypes.size());
-  EXPECT_GT(dims, 300);
+}
+
+TEST(Generator, WeightFlagsAreParsedStrictly) {
+  EXPECT_EQ(parse_op_weights("exp=0,matmul=40", "--weights"), (std::map<std::string, uint32_t>{{"exp", 0}, {"matmul", 40}}));
+  for (const char* bad : {"exp", "exp=", "exp=-1", "nosuchop=3", "exp=3x"}) {
+    EXPECT_THROW(parse_op_weights(bad, "--weights"), UserError) << bad;
+  }
 }
 
 }  // namespace

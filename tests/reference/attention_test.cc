@@ -13,7 +13,6 @@ namespace difftest {
 namespace {
 
 using reference::Mode;
-using testing::check;
 using testing::eval_ir;
 using testing::tensor;
 
@@ -22,14 +21,14 @@ std::vector<double> mask(int64_t q, int64_t kv, const std::string& call) {
 }
 
 TEST(GoldenAttention, CausalMask) {
-  check({"  %r: bool[3, 3] = causal_mask(q_len=3, kv_len=3)", {3, 3}, {1, 0, 0, 1, 1, 0, 1, 1, 1}});
+  EXPECT_GOLDEN({"  %r: bool[3, 3] = causal_mask(q_len=3, kv_len=3)", {3, 3}, {1, 0, 0, 1, 1, 0, 1, 1, 1}});
   // Decoding one token against a cache of 4: position 3 sees every key.
-  check({"  %r: bool[1, 4] = causal_mask(q_len=1, kv_len=4, offset=3)", {1, 4}, {1, 1, 1, 1}});
+  EXPECT_GOLDEN({"  %r: bool[1, 4] = causal_mask(q_len=1, kv_len=4, offset=3)", {1, 4}, {1, 1, 1, 1}});
 }
 
 TEST(GoldenAttention, SlidingWindowWithSink) {
   // window 2, sink 1: row p admits p-1, p and key 0.
-  check({"  %r: bool[6, 6] = sliding_window_mask(q_len=6, kv_len=6, window=2, sink=1)",
+  EXPECT_GOLDEN({"  %r: bool[6, 6] = sliding_window_mask(q_len=6, kv_len=6, window=2, sink=1)",
          {6, 6},
          {1, 0, 0, 0, 0, 0,  //
           1, 1, 0, 0, 0, 0,  //
@@ -67,21 +66,21 @@ RC_GTEST_PROP(SlidingWindow, RowCountsFollowTheDocumentedConvention, ()) {
 
 TEST(GoldenAttention, SoftmaxWeightsByHand) {
   // One query, two keys: scores 0 and ln 3 -> weights 1/4 and 3/4 -> 1/4*4 + 3/4*8 = 7.
-  check({"  %q: f64[1, 1, 1, 1] = const [[[[1]]]]\n  %k: f64[1, 2, 1, 1] = const [[[[0]], [[1.0986122886681098]]]]\n"
+  EXPECT_GOLDEN({"  %q: f64[1, 1, 1, 1] = const [[[[1]]]]\n  %k: f64[1, 2, 1, 1] = const [[[[0]], [[1.0986122886681098]]]]\n"
          "  %v: f64[1, 2, 1, 1] = const [[[[4]], [[8]]]]\n  %r: f64[1, 1, 1, 1] = attention(%q, %k, %v, scale=1)",
          {1, 1, 1, 1}, {7}, 1e-14});
   // Causal: query 0 sees only key 0 (value 4); query 1 sees both.
-  check({"  %q: f64[1, 2, 1, 1] = const [[[[1]], [[1]]]]\n  %k: f64[1, 2, 1, 1] = const [[[[0]], [[1.0986122886681098]]]]\n"
+  EXPECT_GOLDEN({"  %q: f64[1, 2, 1, 1] = const [[[[1]], [[1]]]]\n  %k: f64[1, 2, 1, 1] = const [[[[0]], [[1.0986122886681098]]]]\n"
          "  %v: f64[1, 2, 1, 1] = const [[[[4]], [[8]]]]\n  %r: f64[1, 2, 1, 1] = attention(%q, %k, %v, scale=1, causal=true)",
          {1, 2, 1, 1}, {4, 7}, 1e-14});
   // Softcap 1 turns score ln 3 into tanh(ln 3) = 0.8: weights 1 : e^0.8.
   const double e = std::exp(0.8);
-  check({"  %q: f64[1, 1, 1, 1] = const [[[[1]]]]\n  %k: f64[1, 2, 1, 1] = const [[[[0]], [[1.0986122886681098]]]]\n"
+  EXPECT_GOLDEN({"  %q: f64[1, 1, 1, 1] = const [[[[1]]]]\n  %k: f64[1, 2, 1, 1] = const [[[[0]], [[1.0986122886681098]]]]\n"
          "  %v: f64[1, 2, 1, 1] = const [[[[4]], [[8]]]]\n  %r: f64[1, 1, 1, 1] = attention(%q, %k, %v, scale=1, softcap=1)",
          {1, 1, 1, 1}, {(4 + 8 * e) / (1 + e)}, 1e-14});
   // Default scale 1/sqrt(D) with D = 4: q.k = 4 -> score 2 for key 1, 0 for key 0.
   const double w1 = std::exp(2.0) / (1 + std::exp(2.0));
-  check({"  %q: f64[1, 1, 1, 4] = const [[[[1, 1, 1, 1]]]]\n"
+  EXPECT_GOLDEN({"  %q: f64[1, 1, 1, 4] = const [[[[1, 1, 1, 1]]]]\n"
          "  %k: f64[1, 2, 1, 4] = const [[[[0, 0, 0, 0]], [[1, 1, 1, 1]]]]\n"
          "  %v: f64[1, 2, 1, 1] = const [[[[0]], [[1]]]]\n  %r: f64[1, 1, 1, 1] = attention(%q, %k, %v)",
          {1, 1, 1, 1}, {w1}, 1e-14});
@@ -89,11 +88,11 @@ TEST(GoldenAttention, SoftmaxWeightsByHand) {
 
 TEST(GoldenAttention, GroupedQueryHeadsShareKvHeads) {
   // Hq = 4, Hkv = 2: heads 0, 1 read kv head 0 (value 10); heads 2, 3 read kv head 1 (value 20).
-  check({"  %q: f32[1, 1, 4, 1] = const [[[[1], [2], [3], [4]]]]\n  %k: f32[1, 1, 2, 1] = const [[[[1], [1]]]]\n"
+  EXPECT_GOLDEN({"  %q: f32[1, 1, 4, 1] = const [[[[1], [2], [3], [4]]]]\n  %k: f32[1, 1, 2, 1] = const [[[[1], [1]]]]\n"
          "  %v: f32[1, 1, 2, 1] = const [[[[10], [20]]]]\n  %r: f32[1, 1, 4, 1] = attention(%q, %k, %v)",
          {1, 1, 4, 1}, {10, 10, 20, 20}});
   // A row with no admitted key is 0: an all-false mask.
-  check({"  %q: f32[1, 1, 1, 1] = const [[[[1]]]]\n  %k: f32[1, 1, 1, 1] = const [[[[1]]]]\n"
+  EXPECT_GOLDEN({"  %q: f32[1, 1, 1, 1] = const [[[[1]]]]\n  %k: f32[1, 1, 1, 1] = const [[[[1]]]]\n"
          "  %v: f32[1, 1, 1, 1] = const [[[[5]]]]\n  %m: bool[1, 1] = const [[false]]\n"
          "  %r: f32[1, 1, 1, 1] = attention(%q, %k, %v, %m)",
          {1, 1, 1, 1}, {0}});
@@ -120,17 +119,17 @@ RC_GTEST_PROP(SlidingWindow, AttentionWindowEqualsAnExplicitMask, ()) {
 
 TEST(GoldenRope, PairsAndFrequencies) {
   // D = 2, position 1 (offset 1): angle 1 -> (cos 1, sin 1).
-  check({"  %x: f64[1, 1, 1, 2] = const [[[[1, 0]]]]\n  %r: f64[1, 1, 1, 2] = rope(%x, offset=1)", {1, 1, 1, 2},
+  EXPECT_GOLDEN({"  %x: f64[1, 1, 1, 2] = const [[[[1, 0]]]]\n  %r: f64[1, 1, 1, 2] = rope(%x, offset=1)", {1, 1, 1, 2},
          {std::cos(1.0), std::sin(1.0)}, 1e-15});
   // D = 4, theta 100: frequencies 1 and 100^(-1/2) = 0.1. neox pairs (0, 2) and (1, 3).
-  check({"  %x: f64[1, 1, 1, 4] = const [[[[1, 1, 0, 0]]]]\n  %r: f64[1, 1, 1, 4] = rope(%x, theta=100, offset=1)",
+  EXPECT_GOLDEN({"  %x: f64[1, 1, 1, 4] = const [[[[1, 1, 0, 0]]]]\n  %r: f64[1, 1, 1, 4] = rope(%x, theta=100, offset=1)",
          {1, 1, 1, 4}, {std::cos(1.0), std::cos(0.1), std::sin(1.0), std::sin(0.1)}, 1e-15});
   // interleaved pairs (0, 1) and (2, 3).
-  check({"  %x: f64[1, 1, 1, 4] = const [[[[1, 1, 0, 0]]]]\n"
+  EXPECT_GOLDEN({"  %x: f64[1, 1, 1, 4] = const [[[[1, 1, 0, 0]]]]\n"
          "  %r: f64[1, 1, 1, 4] = rope(%x, theta=100, offset=1, style=\"interleaved\")",
          {1, 1, 1, 4}, {std::cos(1.0) - std::sin(1.0), std::sin(1.0) + std::cos(1.0), 0, 0}, 1e-15});
   // Position 0 is the identity; token s sits at offset + s.
-  check({"  %x: f64[1, 2, 1, 2] = const [[[[3, 4]], [[1, 0]]]]\n  %r: f64[1, 2, 1, 2] = rope(%x)", {1, 2, 1, 2},
+  EXPECT_GOLDEN({"  %x: f64[1, 2, 1, 2] = const [[[[3, 4]], [[1, 0]]]]\n  %r: f64[1, 2, 1, 2] = rope(%x)", {1, 2, 1, 2},
          {3, 4, std::cos(1.0), std::sin(1.0)}, 1e-15});
 }
 

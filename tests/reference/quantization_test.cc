@@ -16,20 +16,19 @@ namespace difftest {
 namespace {
 
 using reference::Mode;
-using testing::check;
 
 TEST(Q4f16_1, HandPackedWordDecodes) {
   // Element r of the word sits in bits [4r, 4r + 4): 0x76543210 holds codes 0..7 for elements
   // 0..7; zero point 7, scale 0.5: (q - 7) * 0.5.
-  check({"  %w: u32[1, 1] = const [[1985229328]]\n  %s: f16[1, 1] = const [[0.5]]\n"
+  EXPECT_GOLDEN({"  %w: u32[1, 1] = const [[1985229328]]\n  %s: f16[1, 1] = const [[0.5]]\n"
          "  %r: f16[1, 8] = dequantize(%w, %s, format=\"q4f16_1\", group=8)",
          {1, 8}, {-3.5, -3, -2.5, -2, -1.5, -1, -0.5, 0}});
   // Code 14 (the largest MLC code) in elements 0 and 1: 0xEE; the other nibbles are code 0.
-  check({"  %w: u32[1, 1] = const [[238]]\n  %s: f32[1, 1] = const [[0.25]]\n"
+  EXPECT_GOLDEN({"  %w: u32[1, 1] = const [[238]]\n  %s: f32[1, 1] = const [[0.25]]\n"
          "  %r: f32[1, 8] = dequantize(%w, %s, format=\"q4f32_1\", group=8)",
          {1, 8}, {1.75, 1.75, -1.75, -1.75, -1.75, -1.75, -1.75, -1.75}});
   // Two groups of 8 with their own scales; k=12 keeps only the first 12 elements.
-  check({"  %w: u32[1, 2] = const [[2004318071, 2004318079]]\n  %s: f16[1, 2] = const [[1, 2]]\n"
+  EXPECT_GOLDEN({"  %w: u32[1, 2] = const [[2004318071, 2004318079]]\n  %s: f16[1, 2] = const [[1, 2]]\n"
          "  %r: f16[1, 12] = dequantize(%w, %s, format=\"q4f16_1\", group=8, k=12)",
          {1, 12}, {0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0}});
 }
@@ -43,7 +42,7 @@ TEST(Q4_0, HandPackedBlockDecodes) {
   std::vector<double> want(32, 0);
   want[0] = 1.75;
   for (int i = 17; i < 32; ++i) want[static_cast<size_t>(i)] = -2;
-  check({"  %w: u8[1, 16] = const [[" + bytes + "]]\n  %s: f16[1, 1] = const [[0.25]]\n"
+  EXPECT_GOLDEN({"  %w: u8[1, 16] = const [[" + bytes + "]]\n  %s: f16[1, 1] = const [[0.25]]\n"
          "  %r: f32[1, 32] = dequantize(%w, %s, format=\"q4_0\", group=32)",
          {1, 32}, want});
 }
@@ -51,8 +50,8 @@ TEST(Q4_0, HandPackedBlockDecodes) {
 TEST(Quantize, PacksAsDocumented) {
   // MLC: w = (-3.5, -3, ..., 0): max|w| = 3.5 -> scale 0.5 -> codes 0..7 -> word 0x76543210.
   const std::string w = "  %w: f16[1, 8] = const [[-3.5, -3, -2.5, -2, -1.5, -1, -0.5, 0]]\n";
-  check({w + "  %q: u32[1, 1], %s: f16[1, 1] = quantize(%w, format=\"q4f16_1\", group=8)", {1, 1}, {1985229328}});
-  check({w + "  %q: u32[1, 1], %s: f16[1, 1] = quantize(%w, format=\"q4f16_1\", group=8)", {1, 1}, {0.5}, 0, Mode::F64,
+  EXPECT_GOLDEN({w + "  %q: u32[1, 1], %s: f16[1, 1] = quantize(%w, format=\"q4f16_1\", group=8)", {1, 1}, {1985229328}});
+  EXPECT_GOLDEN({w + "  %q: u32[1, 1], %s: f16[1, 1] = quantize(%w, format=\"q4f16_1\", group=8)", {1, 1}, {0.5}, 0, Mode::F64,
          "", {}, {}, 1});
   // GGML: w[0] = -4, the rest 0: d = -4 / -8 = 0.5, id = 2; element 0: trunc(-8 + 8.5) = 0; zeros:
   // trunc(8.5) = 8. Byte 0 = 0 | 8 << 4 = 0x80, the others 0x88.
@@ -60,14 +59,14 @@ TEST(Quantize, PacksAsDocumented) {
   for (int i = 1; i < 32; ++i) block += ", 0";
   std::vector<double> bytes(16, 136);
   bytes[0] = 128;
-  check({"  %w: f32[1, 32] = const [[" + block + "]]\n  %q: u8[1, 16], %s: f16[1, 1] = quantize(%w, format=\"q4_0\", group=32)",
+  EXPECT_GOLDEN({"  %w: f32[1, 32] = const [[" + block + "]]\n  %q: u8[1, 16], %s: f16[1, 1] = quantize(%w, format=\"q4_0\", group=32)",
          {1, 16}, bytes});
   // A positive extreme m gives a negative d: the largest element gets code 0, i.e. -8 * d = m.
-  check({"  %w: f32[1, 32] = const [[" + block.replace(0, 2, "4") +
+  EXPECT_GOLDEN({"  %w: f32[1, 32] = const [[" + block.replace(0, 2, "4") +
              "]]\n  %q: u8[1, 16], %s: f16[1, 1] = quantize(%w, format=\"q4_0\", group=32)",
          {1, 1}, {-0.5}, 0, Mode::F64, "", {}, {}, 1});
   // All-zero group: scale 0, codes 7.
-  check({"  %w: f16[1, 8] = zeros(shape=[1, 8], dtype=f16)\n"
+  EXPECT_GOLDEN({"  %w: f16[1, 8] = zeros(shape=[1, 8], dtype=f16)\n"
          "  %q: u32[1, 1], %s: f16[1, 1] = quantize(%w, format=\"q4f16_1\", group=8)",
          {1, 1}, {2004318071}});
 }
@@ -75,12 +74,12 @@ TEST(Quantize, PacksAsDocumented) {
 TEST(Quantize, KNotAMultipleOfTheGroupIsPaddedToWholeGroups) {
   // K = 12, group 8: two groups; the second holds 4 real elements and 4 padding nibbles (0).
   const std::string w = "  %w: f32[1, 12] = const [[7, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, -3.5]]\n";
-  check({w + "  %q: u32[1, 2], %s: f32[1, 2] = quantize(%w, format=\"q4f32_1\", group=8)", {1, 2}, {1, 0.5}, 0,
+  EXPECT_GOLDEN({w + "  %q: u32[1, 2], %s: f32[1, 2] = quantize(%w, format=\"q4f32_1\", group=8)", {1, 2}, {1, 0.5}, 0,
          Mode::F64, "", {}, {}, 1});
   // Group 1: scale 1, codes 14 then 7s; group 2: scale 0.5, codes 9, 11, 13, 0 (then padding 0).
-  check({w + "  %q: u32[1, 2], %s: f32[1, 2] = quantize(%w, format=\"q4f32_1\", group=8)", {1, 2},
+  EXPECT_GOLDEN({w + "  %q: u32[1, 2], %s: f32[1, 2] = quantize(%w, format=\"q4f32_1\", group=8)", {1, 2},
          {0x7777777E, 0x00000DB9}});
-  check({w + "  %q: u32[1, 2], %s: f32[1, 2] = quantize(%w, format=\"q4f32_1\", group=8)\n"
+  EXPECT_GOLDEN({w + "  %q: u32[1, 2], %s: f32[1, 2] = quantize(%w, format=\"q4f32_1\", group=8)\n"
              "  %d: f32[1, 12] = dequantize(%q, %s, format=\"q4f32_1\", group=8, k=12)",
          {1, 12}, {7, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, -3.5}});
 }

@@ -2,6 +2,8 @@
 // the op's documented semantics (never produced by running the implementation).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 
 #include "tests/support/eval_util.h"
@@ -20,20 +22,33 @@ struct Golden {
   size_t output = 0;
 };
 
-inline void check(const Golden& g) {
-  SCOPED_TRACE(g.body);
+// Whether the program's result has exactly the golden shape and values (NaN where NaN is
+// expected; within `tol` when it is not 0); the failure lists every element that differs.
+inline ::testing::AssertionResult matches_golden(const Golden& g) {
   const Result r = eval_ir(g.dims, g.body, g.mode, g.env, g.inputs, g.output);
-  ASSERT_EQ(r.shape, g.shape);
-  ASSERT_EQ(r.values.size(), g.values.size());
-  for (size_t i = 0; i < g.values.size(); ++i) {
-    if (std::isnan(g.values[i])) {
-      EXPECT_TRUE(std::isnan(r.values[i])) << "element " << i;
-    } else if (g.tol == 0) {
-      EXPECT_EQ(r.values[i], g.values[i]) << "element " << i;
-    } else {
-      EXPECT_NEAR(r.values[i], g.values[i], g.tol) << "element " << i;
-    }
+  if (r.shape != g.shape) {
+    return ::testing::AssertionFailure() << "shape " << ::testing::PrintToString(r.shape) << ", want "
+                                         << ::testing::PrintToString(g.shape) << " in\n" << g.body;
   }
+  if (r.values.size() != g.values.size()) {
+    return ::testing::AssertionFailure() << r.values.size() << " values, want " << g.values.size() << " in\n"
+                                         << g.body;
+  }
+  ::testing::AssertionResult result = ::testing::AssertionSuccess();
+  bool failed = false;
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    const double got = r.values[i], want = g.values[i];
+    const bool ok = std::isnan(want) ? std::isnan(got) : g.tol == 0 ? got == want : std::fabs(got - want) <= g.tol;
+    if (ok) continue;
+    if (!failed) result = ::testing::AssertionFailure() << g.body << "\n";
+    failed = true;
+    result << "element " << i << ": got " << ::testing::PrintToString(got) << ", want "
+           << ::testing::PrintToString(want) << (g.tol == 0 ? "" : " within " + std::to_string(g.tol)) << "\n";
+  }
+  return result;
 }
 
 }  // namespace difftest::testing
+
+// EXPECT_GOLDEN({body, shape, values, ...}): the parentheses keep the braces' commas together.
+#define EXPECT_GOLDEN(...) EXPECT_TRUE((::difftest::testing::matches_golden(__VA_ARGS__)))

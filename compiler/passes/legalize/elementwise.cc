@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "compiler/faults/faults.h"
 #include "compiler/passes/legalize/lowering.h"
 
 namespace difftest::passes {
@@ -16,17 +17,25 @@ using loop::Expr;
 // The dtype a composite function is evaluated in.
 DType compute_type(DType t) { return (t == DType::f16 || t == DType::bf16) ? DType::f32 : t; }
 
-// Loads every operand at the broadcast position of the result index, stores f(operands).
-Lowering elementwise(std::function<Expr(const LowerContext&, const std::vector<Expr>&)> f) {
+// Loads every operand at the broadcast position of the result index `idx`, stores
+// f(operands, idx).
+Lowering elementwise_at(
+    std::function<Expr(const LowerContext&, const std::vector<Expr>&, const std::vector<Expr>& idx)> f) {
   return [f = std::move(f)](LowerContext& c) {
     return loop_nest(c, c.out_shape(), [&](const std::vector<Expr>& idx) {
       std::vector<Expr> args;
       for (size_t i = 0; i < c.in.size(); ++i) {
         args.push_back(c.in[i][flat_index(broadcast_index(idx, c.in_shape(i)), c.in_shape(i))]);
       }
-      return loop::Stmt::store(c.out[0], flat_index(idx, c.out_shape()), f(c, args));
+      return loop::Stmt::store(c.out[0], flat_index(idx, c.out_shape()), f(c, args, idx));
     });
   };
+}
+
+// Loads every operand at the broadcast position of the result index, stores f(operands).
+Lowering elementwise(std::function<Expr(const LowerContext&, const std::vector<Expr>&)> f) {
+  return elementwise_at([f = std::move(f)](const LowerContext& c, const std::vector<Expr>& a,
+                                           const std::vector<Expr>&) { return f(c, a); });
 }
 
 // f evaluated in compute_type(dtype of x) and rounded once to that dtype.
@@ -58,8 +67,30 @@ Expr abs_value(const Expr& x) {
   return loop::select(x < 0, -x, x);  // wraps at the minimum, as the op defines
 }
 
+// Fault legalize-null-deref: a genuine write through a null pointer. The pointer is volatile, so
+// the compiler can neither see that it is null nor drop the store; UBSan's null check is off
+// here (GCC honours only the whole "undefined" group, and only on a function it does not inline)
+// so the sanitizer build gets the same SIGSEGV rather than a slow report of its own.
+__attribute__((noinline, no_sanitize_undefined)) void write_through_null() {
+  volatile int* volatile p = nullptr;
+  *p = 1;
+}
+
+// Fault mul-drops-tail: the last element of the innermost axis, when that axis is longer than 1,
+// gets a*0 instead of a*b (a vector loop whose scalar tail is lost).
+Expr mul_dropping_tail(const LowerContext& c, const std::vector<Expr>& a, const std::vector<Expr>& idx) {
+  const Expr product = a[0] * a[1];
+  if (idx.empty()) return product;
+  const Expr& n = c.out_shape().back();
+  return loop::select(idx.back() == n - 1 && n > 1, a[0] * loop::imm(0, a[0].dtype()), product);
+}
+
 Lowering binary(loop::BinOp op) {
-  return elementwise([op](const LowerContext&, const std::vector<Expr>& a) { return Expr::binary(op, a[0], a[1]); });
+  return elementwise_at([op](const LowerContext& c, const std::vector<Expr>& a, const std::vector<Expr>& idx) {
+    if (faults::enabled("legalize-null-deref")) write_through_null();
+    if (op == loop::BinOp::Mul && faults::enabled("mul-drops-tail")) return mul_dropping_tail(c, a, idx);
+    return Expr::binary(op, a[0], a[1]);
+  });
 }
 
 Lowering comparison(loop::CmpOp op) {

@@ -1,6 +1,7 @@
 // Lowerings of the linalg family: one loop nest over the result around a dot product of length
 // K. Operands are widened to `acc` (absent: the operand dtype) before the multiply, so products
 // and sums are carried in the accumulator and the result is rounded once.
+#include "compiler/faults/faults.h"
 #include "compiler/passes/legalize/lowering.h"
 
 namespace difftest::passes {
@@ -51,6 +52,15 @@ Stmt matmul(LowerContext& c) {
       const Expr b = c.in[1][flat_index(tb ? with_pair(b_prefix, j, k) : with_pair(b_prefix, k, j), b_shape)];
       return loop::cast(acc, a) * loop::cast(acc, b);
     };
+    if (acc != DType::f16 && c.out_dtype() == DType::f16 && faults::enabled("matmul-f16-accumulation")) {
+      // The declared accumulator ignored for the operand dtype: every partial sum is rounded
+      // to f16 (the products of f16 operands are exact in f32, so this is f16 accumulation).
+      const Expr out = flat_index(idx, c.out_shape());
+      return reduce_into(
+          c, acc, loop::imm(0, acc), k_extent,
+          [&](const Expr& sum, const Expr& k) { return loop::cast(acc, loop::cast(DType::f16, sum + term(k))); },
+          [&](const Expr& sum) { return Stmt::store(c.out[0], out, loop::cast(DType::f16, sum)); });
+    }
     return dot_into(c, acc, k_extent, flat_index(idx, c.out_shape()), term, no_bias);
   });
 }

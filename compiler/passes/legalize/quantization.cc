@@ -2,6 +2,9 @@
 // formats, from the bit layouts of compiler/ops/quantization.cc. The packing is written with
 // integer shifts and masks on the storage dtype; the float arithmetic follows each format's
 // definition operation by operation, so exact weights give bit-identical codes and scales.
+#include <utility>
+
+#include "compiler/faults/faults.h"
 #include "compiler/passes/legalize/lowering.h"
 
 namespace difftest::passes {
@@ -154,8 +157,11 @@ Expr mlc_code(const LowerContext& c, const Expr& base, const Expr& k) {
 Expr ggml_code(const LowerContext& c, const Expr& base, const Expr& k) {
   const Expr at = floormod(k, 32);
   const Expr byte = c.in[0][base + floordiv(k, 32) * 16 + floormod(at, 16)];
-  const Expr nibble = loop::select(at < 16, bit_and(byte, loop::imm(15, DType::u8)), shr(byte, loop::imm(4, DType::u8)));
-  return loop::cast(DType::i32, nibble);
+  Expr low = bit_and(byte, loop::imm(15, DType::u8)), high = shr(byte, loop::imm(4, DType::u8));
+  // A decoder written for a sequential nibble layout (element 2j low, 2j + 1 high) reading
+  // GGML's split layout gets the two halves of every byte backwards.
+  if (faults::enabled("q4-0-nibble-order-swapped")) std::swap(low, high);
+  return loop::cast(DType::i32, loop::select(at < 16, low, high));
 }
 
 Stmt dequantize(LowerContext& c) {
@@ -164,11 +170,18 @@ Stmt dequantize(LowerContext& c) {
   const Expr per_row = c.in_shape(0).back(), groups = c.in_shape(1).back();
   const Expr k = c.out_shape().back();
   const DType out = c.out_dtype(), pt = product_type(c.in_dtype(1), out);
+  int64_t zero_point = ggml ? 8 : 7;
+  // GGML's zero point applied to MLC codes (a dequantizer shared between the two formats).
+  if (faults::enabled("q4f16-1-zero-point-8") && c.attrs().get_string("format") == "q4f16_1") zero_point = 8;
+  Expr scales_per_row = groups;
+  // The scale row stride taken as K // group, forgetting the partial last group: right only
+  // when the group divides K.
+  if (faults::enabled("dequantize-group-index-tail")) scales_per_row = floordiv(k, group);
   return loop_nest(c, {row_count(c.out_shape()), k}, [&](const std::vector<Expr>& idx) {
     const Expr& row = idx[0];
     const Expr q = ggml ? ggml_code(c, row * per_row, idx[1]) : mlc_code(c, row * per_row, idx[1]);
-    const Expr level = loop::cast(pt, q - loop::imm(ggml ? 8 : 7, DType::i32));
-    const Expr scale = loop::cast(pt, c.in[1][row * groups + floordiv(idx[1], group)]);
+    const Expr level = loop::cast(pt, q - loop::imm(zero_point, DType::i32));
+    const Expr scale = loop::cast(pt, c.in[1][row * scales_per_row + floordiv(idx[1], group)]);
     return Stmt::store(c.out[0], row * k + idx[1], loop::cast(out, level * scale));
   });
 }

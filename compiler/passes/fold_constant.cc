@@ -1,0 +1,301 @@
+#include "compiler/passes/fold_constant.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/faults/faults.h"
+#include "compiler/ir/sym_simplify.h"
+#include "compiler/ops/op.h"
+#include "compiler/pipeline/compile.h"
+
+namespace difftest::passes {
+
+namespace {
+
+// `d` as a constant, when the simplifier or the ranges pin it to one value.
+std::optional<sym::Expr> static_dim(const sym::Expr& d, const sym::Ranges& ranges) {
+  const sym::Expr s = sym::simplify(d, ranges);
+  if (s.is_const()) return s;
+  // simplify leaves a bare variable as it is, even when its range is a single value.
+  const sym::Interval pinned = sym::bounds(s, ranges);
+  if (!pinned.is_point()) return std::nullopt;
+  return sym::Expr::constant(pinned.lo);
+}
+
+std::optional<TensorType> static_type(const TensorType& t, const sym::Ranges& ranges) {
+  TensorType out{t.dtype, {}};
+  for (const auto& d : t.shape) {
+    auto s = static_dim(d, ranges);
+    if (!s) return std::nullopt;
+    out.shape.push_back(*s);
+  }
+  return out;
+}
+
+// The attributes with every symbolic one made constant: the one-op program has no dims, and
+// a value that depends on a dim (strided_slice(begin=[n - 2])) must not be folded at all.
+std::optional<Attrs> static_attrs(const Attrs& attrs, const sym::Ranges& ranges) {
+  std::vector<std::pair<std::string, AttrValue>> items;
+  for (const auto& [name, v] : attrs.items()) {
+    if (const sym::Expr* e = std::get_if<sym::Expr>(&v)) {
+      auto s = static_dim(*e, ranges);
+      if (!s) return std::nullopt;
+      items.emplace_back(name, AttrValue(*s));
+    } else if (const auto* es = std::get_if<std::vector<sym::Expr>>(&v)) {
+      std::vector<sym::Expr> out;
+      for (const auto& e : *es) {
+        auto s = static_dim(e, ranges);
+        if (!s) return std::nullopt;
+        out.push_back(*s);
+      }
+      items.emplace_back(name, AttrValue(std::move(out)));
+    } else {
+      items.emplace_back(name, v);
+    }
+  }
+  return Attrs(std::move(items));
+}
+
+int64_t numel(const TensorType& t) {
+  int64_t n = 1;
+  for (const auto& d : t.shape) n *= d.value();
+  return n;
+}
+
+// The text form cannot spell INT64_MIN (the parser reads the magnitude first), so such a
+// result stays an op rather than become a literal that does not parse.
+bool printable(const Tensor& t) {
+  if (t.dtype() != DType::i64) return true;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (t.get_int(i) == std::numeric_limits<int64_t>::min()) return false;
+  }
+  return true;
+}
+
+ConstantInit literal_of(const Tensor& t) {
+  ConstantInit c;
+  c.kind = ConstantInit::Kind::Literal;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (is_float(t.dtype())) {
+      c.float_values.push_back(t.get(i));
+    } else {
+      c.int_values.push_back(t.get_int(i));
+    }
+  }
+  return c;
+}
+
+// Fault fold-constant-int-div-double: a folding engine that holds every constant as a double
+// evaluates integer floor_divide / floor_mod as C does, (T)((double)a / (double)b): the
+// conversion truncates toward zero where the op floors, so a negative quotient that is not
+// exact comes out one too high (-7 // 2 = -3, -7 % 2 = -1), and past 2^53 the operands
+// themselves round.
+bool truncates_through_double(const Binding& call) {
+  const std::string& op = call.op().name;
+  return (op == "floor_divide" || op == "floor_mod") && is_int(call.result().type().dtype);
+}
+
+// The one-op program's call replaced by cast/div/cast (and a - q * b for floor_mod), so the
+// fold runs the same compiler as every other one.
+std::vector<Binding> through_double(const std::string& op, const std::vector<Value>& args, const Value& result) {
+  std::vector<Binding> out;
+  auto emit = [&](const std::string& name, const std::string& step, std::vector<Value> in,
+                  const std::vector<std::pair<std::string, AttrValue>>& given) {
+    const OpDef* def = OpRegistry::get().find(name);
+    Attrs attrs = make_attrs(*def, given);
+    std::vector<TensorType> types;
+    for (const auto& a : in) types.push_back(a.type());
+    Value v = Value::make(fmt::format("{}__fold_{}", result.name(), step), infer_types(*def, types, attrs, {}).front());
+    out.push_back(Binding::call({v}, def, std::move(in), std::move(attrs)));
+    return v;
+  };
+  const DType t = result.type().dtype;
+  const Value a = emit("cast", "a", {args[0]}, {{"dtype", DType::f64}});
+  const Value b = emit("cast", "b", {args[1]}, {{"dtype", DType::f64}});
+  const Value q = emit("cast", "q", {emit("div", "div", {a, b}, {})}, {{"dtype", t}});
+  if (op == "floor_divide") {
+    out.back() = Binding::call({result}, &out.back().op(), out.back().args(), out.back().attrs());
+    return out;
+  }
+  const Value qb = emit("mul", "qb", {q, args[1]}, {});
+  emit("sub", "r", {args[0], qb}, {});
+  out.back() = Binding::call({result}, &out.back().op(), out.back().args(), out.back().attrs());
+  return out;
+}
+
+class Folder {
+ public:
+  explicit Folder(const Program& p) : ranges_(p.ranges()) {}
+
+  void add_constant(const Binding& b) { constants_.insert_or_assign(b.result().get(), b); }
+  bool is_constant(const Value& v) const { return constants_.count(v.get()) > 0; }
+
+  // The literal constants standing for the results of `call` (operands already remapped), or
+  // nothing when it must not be folded.
+  std::optional<std::vector<Binding>> fold(const Binding& call) {
+    return fold_as(call, ranges_);
+  }
+
+  // Fault fold-constant-symbolic-shape (TVM's FoldConstant on symbolic shapes): a creation op
+  // of symbolic shape is evaluated with every dim at its lower bound, and each symbolic axis
+  // of the guessed literal is stretched back to its extent by a clipping take, so the types
+  // still check and the program runs. Right only where the dims equal the guess, or where
+  // every element is the same (full, zeros, ones): arange and the masks come out wrong.
+  std::optional<std::vector<Binding>> fold_guessing_dims(const Binding& call, std::unordered_set<std::string>& names) {
+    if (!call.args().empty() || call.results().size() != 1) return std::nullopt;
+    sym::Ranges guess;
+    for (const auto& [name, r] : ranges_) guess[name] = sym::Range{r.lo, r.lo};
+    std::optional<std::vector<Binding>> folded = fold_as(call, guess);
+    if (!folded) return std::nullopt;
+    const Value& result = call.result();
+    const OpDef* take = OpRegistry::get().find("take");
+    const OpDef* arange = OpRegistry::get().find("arange");
+    auto fresh = [&](const std::string& step) {
+      std::string name = fmt::format("{}__fold_{}", result.name(), step);
+      for (int i = 2; names.count(name); ++i) name = fmt::format("{}_{}{}", result.name(), step, i);
+      names.insert(name);
+      return name;
+    };
+    std::vector<Binding>& out = *folded;
+    Value v = Value::make(fresh("guess"), out.back().result().type());
+    out.back() = Binding::constant(v, out.back().constant(), call.loc());
+    for (size_t axis = 0; axis < result.type().shape.size(); ++axis) {
+      const sym::Expr& extent = result.type().shape[axis];
+      if (static_dim(extent, ranges_)) continue;
+      Attrs ia = make_attrs(*arange, {{"end", extent}, {"dtype", DType::i64}});
+      Value idx = Value::make(fresh("index"), infer_types(*arange, {}, ia, ranges_).front());
+      out.push_back(Binding::call({idx}, arange, {}, std::move(ia), call.loc()));
+      Attrs ta = make_attrs(*take, {{"axis", static_cast<int64_t>(axis)}, {"mode", std::string("clip")}});
+      Value next = Value::make(fresh("stretched"), infer_types(*take, {v.type(), idx.type()}, ta, ranges_).front());
+      out.push_back(Binding::call({next}, take, {v, idx}, std::move(ta), call.loc()));
+      v = next;
+    }
+    if (out.back().is_call()) {  // the last take defines the call's own result
+      const Binding last = out.back();
+      out.back() = Binding::call({result}, &last.op(), last.args(), last.attrs(), call.loc());
+    }
+    return folded;
+  }
+
+ private:
+  // `fold` under `ranges`: the real ones, or the guess above.
+  std::optional<std::vector<Binding>> fold_as(const Binding& call, const sym::Ranges& ranges) {
+    std::vector<TensorType> result_types;
+    for (const auto& r : call.results()) {
+      auto t = static_type(r.type(), ranges);
+      if (!t || numel(*t) > kMaxFoldedElements) return std::nullopt;
+      result_types.push_back(std::move(*t));
+    }
+    std::optional<Attrs> attrs = static_attrs(call.attrs(), ranges);
+    if (!attrs) return std::nullopt;
+    std::vector<Binding> bindings;
+    std::vector<Value> args;
+    std::unordered_map<const ValueNode*, Value> operand;  // an operand used twice is bound once
+    for (const auto& a : call.args()) {
+      if (!operand.count(a.get())) {
+        auto t = static_type(a.type(), ranges);
+        if (!t) return std::nullopt;
+        Value v = Value::make(a.name(), std::move(*t));
+        bindings.push_back(Binding::constant(v, constants_.at(a.get()).constant()));
+        operand[a.get()] = v;
+      }
+      args.push_back(operand.at(a.get()));
+    }
+    std::vector<Value> results;
+    for (size_t i = 0; i < result_types.size(); ++i) {
+      results.push_back(Value::make(call.results()[i].name(), result_types[i]));
+    }
+    if (faults::enabled("fold-constant-int-div-double") && truncates_through_double(call)) {
+      for (auto& b : through_double(call.op().name, args, results.front())) bindings.push_back(std::move(b));
+    } else {
+      bindings.push_back(Binding::call(results, &call.op(), std::move(args), std::move(*attrs), call.loc()));
+    }
+    const Program one = Program::make("fold", {}, std::move(bindings), results);
+    std::vector<Tensor> values;
+    try {
+      values = pipeline::compile(one, pipeline::find_pipeline("O0")).run({});
+    } catch (const UserError&) {
+      return std::nullopt;  // the op rejects these values at run time: leave it to run time
+    }
+    for (const auto& v : values) {
+      if (!printable(v)) return std::nullopt;
+    }
+    std::vector<Binding> out;
+    for (size_t i = 0; i < results.size(); ++i) {
+      out.push_back(Binding::constant(results[i], literal_of(values[i]), call.loc()));
+    }
+    return out;
+  }
+
+  sym::Ranges ranges_;
+  std::unordered_map<const ValueNode*, Binding> constants_;
+};
+
+}  // namespace
+
+Program fold_constant(const Program& p) {
+  Folder folder(p);
+  std::unordered_map<const ValueNode*, Value> replaced;
+  auto remap = [&](const Value& v) {
+    auto it = replaced.find(v.get());
+    return it == replaced.end() ? v : it->second;
+  };
+  std::vector<Binding> out;
+  bool changed = false;
+  std::unordered_set<std::string> names;  // the fault's fresh values must not clash
+  if (faults::enabled("fold-constant-symbolic-shape")) {
+    for (const Binding& b : p.bindings()) {
+      for (const auto& r : b.results()) names.insert(r.name());
+    }
+  }
+  for (const Binding& b : p.bindings()) {
+    if (b.kind() == BindingKind::Const) folder.add_constant(b);
+    if (!b.is_call()) {
+      out.push_back(b);
+      continue;
+    }
+    std::vector<Value> args;
+    bool args_changed = false;
+    bool all_constant = true;
+    for (const auto& a : b.args()) {
+      args.push_back(remap(a));
+      args_changed = args_changed || !args.back().same_as(a);
+      all_constant = all_constant && folder.is_constant(args.back());
+    }
+    Binding call = args_changed ? Binding::call(b.results(), &b.op(), std::move(args), b.attrs(), b.loc()) : b;
+    std::optional<std::vector<Binding>> folded;
+    if (all_constant) folded = folder.fold(call);
+    if (!folded && all_constant && faults::enabled("fold-constant-symbolic-shape")) {
+      if (auto guessed = folder.fold_guessing_dims(call, names)) {
+        for (const Binding& g : *guessed) {
+          if (g.kind() == BindingKind::Const) folder.add_constant(g);
+          out.push_back(g);
+        }
+        replaced[b.result().get()] = guessed->back().result();
+        changed = true;
+        continue;
+      }
+    }
+    if (!folded) {
+      out.push_back(std::move(call));
+      continue;
+    }
+    for (size_t i = 0; i < folded->size(); ++i) {
+      const Binding& c = (*folded)[i];
+      folder.add_constant(c);
+      replaced[b.results()[i].get()] = c.result();
+      out.push_back(c);
+    }
+    changed = true;
+  }
+  if (!changed) return p;
+  std::vector<Value> outputs;
+  for (const auto& o : p.outputs()) outputs.push_back(remap(o));
+  return Program::make(p.name(), p.dims(), std::move(out), std::move(outputs), p.loc());
+}
+
+}  // namespace difftest::passes

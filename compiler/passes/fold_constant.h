@@ -1,0 +1,26 @@
+// FoldConstant: a call whose operands are all constants (including results folded earlier in
+// the same run; creation ops without operands count) is evaluated at compile time and its
+// results become literal constants.
+//
+// As in TVM, the compiler evaluates it: a one-op program over the constant operands is
+// compiled at O0 and run, so a folded value is exactly what the compiled op computes (and the
+// reference interpreter is never linked). Integer and bool results stay integers; float
+// results are the dtype-rounded elements as doubles.
+//
+// A call is folded only when every operand and result shape simplifies to constants under
+// the dim ranges: a symbolic shape is never guessed (arange(end=n) stays, unless n's range
+// is a single value). A result of more than kMaxFoldedElements elements stays an op, so the
+// text form stays readable. Generated constants (uniform, normal) are left as they are.
+#pragma once
+
+#include <cstdint>
+
+#include "compiler/ir/ir.h"
+
+namespace difftest::passes {
+
+constexpr int64_t kMaxFoldedElements = 4096;  // per result
+
+Program fold_constant(const Program& p);  // p itself when nothing folds
+
+}  // namespace difftest::passes

@@ -1,0 +1,66 @@
+#include "compiler/passes/schedule/schedule_reduction.h"
+
+#include "compiler/faults/faults.h"
+#include "compiler/loop/visitor.h"
+#include "compiler/passes/schedule/common.h"
+
+namespace difftest::passes {
+
+namespace {
+
+using loop::Expr;
+using loop::ExprKind;
+using loop::ForKind;
+using loop::Stmt;
+using namespace schedule;
+
+// The fold's operand: one load (under any casts) that moves with k by unit steps.
+bool is_contiguous_operand(Expr term, const std::string& k) {
+  while (term.kind() == ExprKind::Cast) term = term.node().operands[0];
+  if (term.kind() != ExprKind::Load) return false;
+  const Expr& index = term.node().operands[0];
+  return uses_var(index, k) && unit_stride(index, k);
+}
+
+// Fault schedule-reduction-tail: the scalar remainder loop (`kt`, split_reduction_lanes) stops
+// one element short, as vector-remainder bugs that compute the tail as K - main - 1 do. When
+// the lanes divide K the loop runs zero times either way (a negative extent: `kt < end` fails).
+class ShortenTail : public loop::Mutator {
+ public:
+  explicit ShortenTail(std::string var) : var_(std::move(var)) {}
+  using loop::Mutator::mutate;
+  Stmt mutate(const Stmt& s) override {
+    if (s.kind() != loop::StmtKind::For || s.node().var.node().name != var_) return mutate_children(s);
+    const loop::StmtNode& l = s.node();
+    return Stmt::for_loop(l.var, l.min, sub(l.extent, 1), l.for_kind, l.body[0]);
+  }
+
+ private:
+  std::string var_;
+};
+
+std::optional<Stmt> rewrite(const Stmt& s) {
+  const auto n = match_reduction(s);
+  if (!n) return std::nullopt;
+  const auto fold = match_fold(*n);
+  if (!fold || !is_contiguous_operand(fold->term, n->k.node().name)) return std::nullopt;
+  const int64_t lanes = vector_lanes(n->acc.dtype());
+  if (is_const(n->k_extent) && n->k_extent.node().int_value < lanes) return std::nullopt;
+  auto split = split_reduction_lanes(*n, *fold, lanes);
+  if (!split) return std::nullopt;
+  if (faults::enabled("schedule-reduction-tail")) split = ShortenTail(n->k.node().name + "t").mutate(*split);
+  std::vector<Stmt> loops = n->spatial;
+  for (auto& l : loops) {
+    if (!l.node().extent.is_int_imm(1)) {
+      l = with_kind(l, ForKind::Parallel);
+      break;
+    }
+  }
+  return rewrap(loops, *split);
+}
+
+}  // namespace
+
+loop::Module schedule_reduction(const loop::Module& m) { return apply_rule(m, rewrite); }
+
+}  // namespace difftest::passes

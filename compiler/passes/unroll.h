@@ -1,0 +1,20 @@
+// Unroll: fully unrolls loops marked `unrolled` (constant extent up to kMaxUnrolledExtent) and
+// serial innermost loops (no loop inside) of constant extent up to kMaxSmallExtent, by
+// substituting the loop variable with min + k in one copy of the body per iteration. Index
+// arithmetic that mentions the variable is re-simplified (without ranges, so always exactly);
+// everything else is copied as is. Loops with a symbolic extent stay (codegen then gives an
+// `unrolled` loop LLVM's full-unroll hint).
+#pragma once
+
+#include <cstdint>
+
+#include "compiler/loop/ir.h"
+
+namespace difftest::passes {
+
+constexpr int64_t kMaxUnrolledExtent = 64;
+constexpr int64_t kMaxSmallExtent = 8;
+
+loop::Module unroll(const loop::Module& m);  // functions keep their bodies (same_as) when unchanged
+
+}  // namespace difftest::passes

@@ -1,0 +1,99 @@
+// The generator's working state: the dims, the values made so far with their magnitude
+// bounds, and the bindings. Recipes (fuzz/recipes.cc) ask it for operands and emit calls;
+// it keeps every call finite (guards and squashes, see fuzz/magnitude.h) and well typed (the
+// op's own shape inference decides).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/ir/sym_prove.h"
+#include "fuzz/generator.h"
+#include "fuzz/magnitude.h"
+#include "fuzz/rng.h"
+
+namespace difftest::fuzz {
+
+using AttrList = std::vector<std::pair<std::string, AttrValue>>;
+
+class Builder {
+ public:
+  Builder(ChoiceSource& choices, const GeneratorOptions& options);
+
+  ChoiceSource& choices() { return c_; }
+  const sym::Ranges& ranges() const { return ranges_; }
+
+  // Declares options' number of dim variables with random ranges and fills the dim pool.
+  void declare_dims();
+  // Starts from an existing program (a template): its dims, values and bindings are kept and
+  // become operands for what follows.
+  void adopt(const Program& p);
+  Program finish(const std::string& name);
+
+  // ---------------------------------------------------------------- dims and types
+  sym::Expr dim();  // a dim from the pool: constants, variables, derived expressions
+  int64_t const_dim();
+  std::vector<sym::Expr> shape(int rank);
+  int rank(int min_rank = 0);
+  DType float_dtype();
+  DType int_dtype();
+  DType numeric_dtype();
+  bool small_enough(const TensorType& t) const;
+
+  // ---------------------------------------------------------------- values
+  Value param(TensorType t);
+  Value constant(TensorType t);  // t must be static
+  Value fresh(TensorType t);     // a constant (static shapes, sometimes) or a param
+  // An existing value satisfying `pred` (two times in three when one exists), else make().
+  Value operand(const std::function<bool(const TensorType&)>& pred, const std::function<TensorType()>& make);
+  Value float_operand(int min_rank, int max_rank = 8);
+  Value typed_operand(DType dt, int min_rank);
+  Value broadcast_partner(const std::vector<sym::Expr>& s, DType dt);  // fresh, broadcasts against s
+
+  // ---------------------------------------------------------------- emitting
+  // Emits `name(args) {attrs}` if inference accepts it and the result can be kept finite;
+  // returns whether it did. Operands may be replaced by guarded or squashed versions.
+  bool call(const std::string& name, std::vector<Value> args, const AttrList& attrs);
+  AttrValue acc_for(DType t);
+  int64_t axis_of(int rank);
+
+ private:
+  enum class Domain { Unclaimed, Positive, NonZero, Other };  // what reference/inputs.cc will draw
+
+  Value emit(const OpDef& op, std::vector<Value> args, Attrs attrs, std::vector<TensorType> types);
+  Value emit_simple(const std::string& name, std::vector<Value> args, const AttrList& attrs);
+  Value scalar(DType dt, double value);
+  Value positive(const Value& v, double floor);   // v itself when provably >= floor, else |v| + floor
+  Value squash(const Value& v);                   // tanh for floats, clip to +-100 for integers
+  double hi(const sym::Expr& e) const;            // upper bound of a dim
+  double numel_hi(const TensorType& t) const;
+  double terms(const OpDef& op, const Attrs& a, const std::vector<TensorType>& in) const;
+  double internal_magnitude(const OpDef& op, const Attrs& a, const std::vector<Magnitude>& in, double terms) const;
+  bool fits(const OpDef& op, const Attrs& a, const std::vector<Value>& args, const std::vector<TensorType>& types,
+            std::vector<Magnitude>& out) const;
+  void claim_domain(const std::string& op, const std::vector<Value>& args);
+
+  ChoiceSource& c_;
+  GeneratorOptions o_;
+  std::vector<DimVar> dims_;
+  sym::Ranges ranges_;
+  std::vector<sym::Expr> pool_;
+  std::vector<Binding> bindings_;
+  std::vector<Value> values_;
+  std::map<const ValueNode*, Magnitude> mag_;
+  std::map<const ValueNode*, Domain> domain_;  // params only
+  std::set<const ValueNode*> used_;
+  std::set<const ValueNode*> produced_by_call_;
+  std::set<std::string> names_;
+  int params_ = 0, consts_ = 0, results_ = 0;
+};
+
+// The recipes: one per op, building operands and attributes that suit the op.
+using Recipe = bool (*)(Builder&, const std::string& op);
+const std::map<std::string, Recipe>& recipes();
+
+}  // namespace difftest::fuzz

@@ -1,0 +1,83 @@
+// A fuzzing campaign: many seeds, each generated, checked (oracle/check.h) and journaled.
+//
+// Work is spread over `jobs` forked worker processes; the parent hands out one seed at a time,
+// appends each result to DIR/journal.jsonl the moment it arrives (one JSON object per line),
+// and saves each distinct failure signature once, as a reproducer directory that appears whole
+// or not at all. A campaign killed at any point loses at most the programs in flight:
+// `resume` reads the journal, drops a torn last line, and checks only the seeds it lacks. A
+// worker that dies is replaced and its seed journaled as `harness_error` (a difftest bug,
+// never a compiler verdict).
+//
+// Seeds are a range A..B (inclusive) or, with a time limit, A, A+1, ... until the time is up.
+// Sharding keeps the seeds with seed % N == i, so shards 0/N .. N-1/N cover a range exactly
+// once between them, on as many machines.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fuzz/generator.h"
+#include "oracle/check.h"
+
+namespace difftest::oracle {
+
+struct Shard {
+  uint64_t index = 0, count = 1;
+};
+// "i/N" with 0 <= i < N; UserError(Usage) naming `flag` otherwise.
+Shard parse_shard(const std::string& text, const std::string& flag);
+// "A..B" with A <= B; UserError(Usage) naming `flag` otherwise.
+std::pair<uint64_t, uint64_t> parse_seed_range(const std::string& text, const std::string& flag);
+
+struct CampaignOptions {
+  uint64_t first_seed = 0;
+  uint64_t last_seed = 0;     // inclusive; ignored when `unbounded`
+  bool unbounded = false;     // keep going until time_limit
+  double time_limit = 0;      // seconds; 0: none
+  int jobs = 1;
+  std::string out_dir;
+  Shard shard;
+  bool resume = false;
+  CheckOptions check;
+  GeneratorOptions generator;
+  std::vector<std::string> faults;  // injected (already enabled in this process); recorded
+};
+
+// A failure signature and the programs that showed it.
+struct FailureClass {
+  std::string signature;
+  std::string kind;
+  uint64_t first_seed = 0;
+  int64_t programs = 0;
+  std::string saved_in;  // reproducer directory ("" when it could not be written)
+};
+
+struct CampaignStatus {
+  int64_t done = 0;         // programs journaled, this run and resumed
+  int64_t resumed = 0;      // of those, read back from the journal
+  int64_t total = -1;       // programs in the campaign (-1: bounded by time only)
+  double elapsed = 0;       // seconds this run
+  std::map<std::string, int64_t> counts;  // verdict kind -> programs
+};
+
+struct CampaignSummary {
+  CampaignStatus status;
+  std::vector<FailureClass> failures;  // by first seed
+  StageTimes times;                    // summed over the programs checked in this run
+  int64_t checked = 0;                 // programs checked in this run
+  bool found_failure() const;          // any compiler failure or harness error
+  nlohmann::json to_json() const;
+};
+
+CampaignSummary run_campaign(const CampaignOptions& options,
+                             const std::function<void(const CampaignStatus&)>& on_progress = {});
+
+// The summary as a table for a terminal.
+std::string format_summary(const CampaignSummary& s);
+// "  412/1000  3.1/s  ok 400  mismatch 2  elapsed 2m12s  remaining 3m09s"
+std::string format_progress(const CampaignStatus& s, double time_limit);
+
+}  // namespace difftest::oracle

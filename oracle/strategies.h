@@ -1,0 +1,26 @@
+// Differential strategies beyond "each named pipeline vs the reference":
+//   - random valid pass orders and subsets drawn from the registry (recorded in the verdict so
+//     `difftest run FILE --passes ...` reproduces one);
+//   - opt-level pairs compared directly (O0 vs O3, with the sum of both bounds);
+//   - a symbolic compile vs a shape-specialized compile of the same binding.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/pipeline/pipelines.h"
+#include "fuzz/rng.h"
+
+namespace difftest::oracle {
+
+// A random pass list: graph passes (any subset, any order, repeats allowed), LegalizeOps, loop
+// passes likewise, a random LLVM level and FMA setting. Every list it draws is valid: the
+// registry's passes accept any program their pre-conditions admit, and the draw respects the
+// ordering constraints the registry declares.
+pipeline::Pipeline random_pass_order(ChoiceSource& choices, const std::string& name);
+
+// `count` orders named order1..orderN, seeded by the program's hash (same program, same orders).
+std::vector<pipeline::Pipeline> random_pass_orders(const Program& p, int count);
+
+}  // namespace difftest::oracle

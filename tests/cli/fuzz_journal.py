@@ -1,0 +1,17 @@
+#!/usr/bin/env python3
+"""fuzz_journal.py JOURNAL...: prints the sorted "seed verdict signature" lines of campaign
+journals (several journals are merged), and exits 1 if a seed appears twice."""
+import json
+import sys
+
+seen = {}
+for path in sys.argv[1:]:
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            if r["seed"] in seen:
+                print(f"seed {r['seed']} journaled twice", file=sys.stderr)
+                sys.exit(1)
+            seen[r["seed"]] = f"{r['seed']} {r['verdict']} {r.get('signature', '')}"
+for seed in sorted(seen):
+    print(seen[seed])

@@ -1,0 +1,291 @@
+// The fault-injection registry (compiler/faults): names, errors, scoping; a fault that is not
+// on changes nothing; and each fault, when on, gives the oracle's verdict it is meant to give
+// on a program containing its op, and ok on a program without it.
+#include "compiler/faults/faults.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "compiler/codegen/codegen.h"
+#include "compiler/ir/diagnostics.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/verifier.h"
+#include "compiler/loop/printer.h"
+#include "compiler/pipeline/pass_manager.h"
+#include "compiler/pipeline/compile.h"
+#include "oracle/check.h"
+#include "reference/inputs.h"
+#include "tests/compiler/fault_cases.h"
+
+namespace difftest {
+namespace {
+
+using faults::ScopedFaults;
+
+std::vector<std::string> fault_names() {
+  std::vector<std::string> names;
+  for (const auto& f : faults::all_faults()) names.push_back(f.name);
+  return names;
+}
+
+Program program(const char* text) {
+  Program p = parse_program(text, "faults.ir");
+  verify(p);
+  return p;
+}
+
+// Every op a current fault touches: elementwise binary arithmetic (add, mul), an elementwise
+// math function (exp), and ops none touches.
+const char* kEveryAffectedOp = R"(program @affected(n: 1..8) {
+  %a: f32[n, 5] = param
+  %b: f32[n, 5] = param
+  %c: f32[5] = param
+  %sum: f32[n, 5] = add(%a, %b)
+  %prod: f32[n, 5] = mul(%sum, %c)
+  %e: f32[n, 5] = exp(%a)
+  %r: f32[n, 5] = relu(%prod)
+  %m: f32[n] = max(%e, axes=[1])
+  return %r, %m
+}
+)";
+
+// Two or more [a-z0-9]+ words joined by single hyphens.  (std::regex trips GCC 12's
+// -Wmaybe-uninitialized under -fsanitize=address, so this is spelled out.)
+bool is_kebab_case(const std::string& name) {
+  if (name.empty() || name.front() == '-' || name.back() == '-') return false;
+  if (name.find("--") != std::string::npos || name.find('-') == std::string::npos) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+TEST(Faults, NamesAreKebabCaseSortedAndDescribed) {
+  const auto names = fault_names();
+  ASSERT_FALSE(names.empty());
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << "duplicate name";
+  for (const auto& f : faults::all_faults()) {
+    EXPECT_TRUE(is_kebab_case(f.name)) << f.name;
+    EXPECT_FALSE(f.description.empty()) << f.name;
+    EXPECT_EQ(f.description.find('\n'), std::string::npos) << f.name;
+    if (f.pass != "codegen") {
+      EXPECT_NO_THROW(pipeline::find_pass(f.pass)) << f.name << ": " << f.pass;
+    }
+  }
+}
+
+TEST(Faults, UnknownNameIsAUsageErrorListingTheKnownOnes) {
+  faults::disable_all();
+  try {
+    faults::enable("no-such-fault");
+    ADD_FAILURE() << "accepted";
+  } catch (const UserError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_NE(e.message().find("no-such-fault"), std::string::npos) << e.message();
+    for (const auto& n : fault_names()) EXPECT_NE(e.message().find(n), std::string::npos) << e.message();
+  }
+  EXPECT_TRUE(faults::enabled_faults().empty());
+}
+
+TEST(Faults, EnableDisableAndEnabledFaults) {
+  faults::disable_all();
+  for (const auto& n : fault_names()) EXPECT_FALSE(faults::enabled(n)) << n;
+  const auto names = fault_names();
+  for (auto it = names.rbegin(); it != names.rend(); ++it) faults::enable(*it);
+  faults::enable(names.front());  // twice: still listed once
+  EXPECT_EQ(faults::enabled_faults(), names);
+  for (const auto& n : names) EXPECT_TRUE(faults::enabled(n)) << n;
+  faults::disable_all();
+  EXPECT_TRUE(faults::enabled_faults().empty());
+  for (const auto& n : names) EXPECT_FALSE(faults::enabled(n)) << n;
+}
+
+TEST(Faults, ScopedFaultsRestoresThePreviousSet) {
+  faults::disable_all();
+  const auto names = fault_names();
+  ASSERT_GE(names.size(), 2u);
+  faults::enable(names[0]);
+  {
+    ScopedFaults outer{names[1]};
+    EXPECT_EQ(faults::enabled_faults(), (std::vector<std::string>{names[0], names[1]}));
+    {
+      ScopedFaults inner(names);
+      EXPECT_EQ(faults::enabled_faults(), names);
+    }
+    EXPECT_EQ(faults::enabled_faults(), (std::vector<std::string>{names[0], names[1]}));
+  }
+  EXPECT_EQ(faults::enabled_faults(), std::vector<std::string>{names[0]});
+  // An unknown name throws from the constructor and leaves the set as it was.
+  EXPECT_THROW(ScopedFaults({names[1], "no-such-fault"}), UserError);
+  EXPECT_EQ(faults::enabled_faults(), std::vector<std::string>{names[0]});
+  faults::disable_all();
+  {
+    ScopedFaults none(std::vector<std::string>{});
+    EXPECT_TRUE(faults::enabled_faults().empty());
+  }
+  EXPECT_TRUE(faults::enabled_faults().empty());
+}
+
+// What the compiler produces for a program: loop IR text, LLVM IR text (fixed prefix) and the
+// outputs' bytes under one binding.
+struct Compiled {
+  std::string loop_ir, llvm_ir;
+  std::vector<Tensor> outputs;
+};
+
+Compiled compile_and_run(const Program& p) {
+  const pipeline::Pipeline& o0 = pipeline::find_pipeline("O0");
+  const pipeline::Lowered lowered = pipeline::run_passes(p, o0.passes);
+  Compiled c{loop::print(lowered.module), codegen::emit_llvm_text(lowered.module, "faults_"), {}};
+  const sym::Env env = reference::resolve_binding(p, {{"n", 3}}, nullptr);
+  c.outputs = pipeline::compile(p, o0).run(reference::generate_inputs(p, env, 7), env);
+  return c;
+}
+
+TEST(Faults, NothingLeaksOnceDisabled) {
+  faults::disable_all();
+  const Program p = program(kEveryAffectedOp);
+  const Compiled before = compile_and_run(p);
+  {
+    // Lower and generate code with the faults that can run in process on, so that anything a
+    // fault could cache (lowerings, codegen state) is exercised; then turn them off again.
+    ScopedFaults on{"codegen-stuck-loop", "mul-drops-tail"};
+    const pipeline::Lowered lowered = pipeline::run_passes(p, pipeline::find_pipeline("O0").passes);
+    const std::string faulty_loop = loop::print(lowered.module);
+    const std::string faulty_llvm = codegen::emit_llvm_text(lowered.module, "faults_");
+    EXPECT_NE(faulty_loop, before.loop_ir);
+    EXPECT_NE(faulty_llvm, before.llvm_ir);
+  }
+  for (const auto& n : fault_names()) faults::enable(n);
+  faults::disable_all();
+  const Compiled after = compile_and_run(p);
+  EXPECT_EQ(after.loop_ir, before.loop_ir);
+  EXPECT_EQ(after.llvm_ir, before.llvm_ir);
+  ASSERT_EQ(after.outputs.size(), before.outputs.size());
+  for (size_t i = 0; i < before.outputs.size(); ++i) EXPECT_TRUE(after.outputs[i].same_bytes(before.outputs[i])) << i;
+}
+
+// ------------------------------------------------------------------ faults through the oracle
+
+using testing::FaultCase;
+
+oracle::Verdict check(const char* text, const std::string& pipeline = "O0", int64_t n = 3) {
+  oracle::CheckOptions options;
+  options.pipelines = {pipeline};
+  options.bindings = {{{"n", n}}};
+  options.specialize = false;  // one variant: the pipeline under one binding
+  options.limits.timeout_seconds = 5;  // codegen-stuck-loop hangs; the rest compile in well under this, even under ASan
+  return oracle::check_program(program(text), options);
+}
+
+class FaultVerdict : public ::testing::TestWithParam<FaultCase> {};
+
+TEST_P(FaultVerdict, AffectedProgramFailsAsExpected) {
+  const FaultCase& c = GetParam();
+  faults::disable_all();
+  ASSERT_EQ(check(c.affected, c.pipeline).overall(), oracle::VerdictKind::Ok) << "without the fault";
+  ScopedFaults on{c.fault};
+  const oracle::Verdict v = check(c.affected, c.pipeline);
+  ASSERT_EQ(v.variants.size(), 1u);
+  EXPECT_EQ(verdict_kind_name(v.overall()), std::string(verdict_kind_name(c.expected))) << v.variants[0].message;
+  const std::string& stage = v.variants[0].stage;
+  if (c.expected == oracle::VerdictKind::CompileCrash) {
+    EXPECT_TRUE(stage == c.stage || stage == "LegalizeOps") << stage << ": " << v.variants[0].message;
+  } else {
+    EXPECT_EQ(stage, c.stage) << v.variants[0].message;
+  }
+  if (c.expected == oracle::VerdictKind::Mismatch) {
+    EXPECT_EQ(v.variants[0].output, "%y");
+    if (c.worst_last_index >= 0) {
+      EXPECT_EQ(v.variants[0].index.back(), c.worst_last_index);
+    }
+    EXPECT_NE(v.variants[0].message.find(c.differing), std::string::npos) << v.variants[0].message;
+  }
+}
+
+TEST_P(FaultVerdict, ProgramWithoutTheOpIsOk) {
+  const FaultCase& c = GetParam();
+  ScopedFaults on{c.fault};
+  const oracle::Verdict v = check(c.unaffected, c.pipeline);
+  EXPECT_EQ(verdict_kind_name(v.overall()), std::string("ok"))
+      << (v.first_failure() ? v.first_failure()->message : "");
+}
+
+const FaultCase& case_of(const std::string& fault) {
+  for (const auto& c : testing::all_fault_cases()) {
+    if (c.fault == fault) return c;
+  }
+  throw std::logic_error("no case for " + fault);
+}
+
+std::string failure(const oracle::Verdict& v) { return v.first_failure() ? v.first_failure()->message : ""; }
+
+// Culprit-pass bisection must be able to name the pass a fault lives in: the same pipeline
+// without that one pass is right with the fault on.
+TEST(Faults, PipelineWithoutTheFaultsPassIsOk) {
+  int checked = 0;
+  for (const auto& f : faults::all_faults()) {
+    if (f.pass == "LegalizeOps" || f.pass == "codegen") continue;  // required: cannot be dropped
+    const FaultCase& c = case_of(f.name);
+    oracle::CheckOptions options;
+    options.pipelines.clear();
+    pipeline::Pipeline without = pipeline::find_pipeline(c.pipeline);
+    const auto it = std::find(without.passes.begin(), without.passes.end(), f.pass);
+    ASSERT_NE(it, without.passes.end()) << f.name << ": " << c.pipeline << " does not run " << f.pass;
+    without.passes.erase(it);
+    without.name = std::string(c.pipeline) + "-without-" + f.pass;
+    options.custom = {without};
+    options.bindings = {{{"n", 3}}};
+    options.specialize = false;
+    ScopedFaults on{f.name};
+    const oracle::Verdict v = oracle::check_program(program(c.affected), options);
+    EXPECT_EQ(verdict_kind_name(v.overall()), std::string("ok")) << f.name << ": " << failure(v);
+    ++checked;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+// The folded arange is right at the guessed dim (its lower bound) and only there.
+TEST(Faults, SymbolicFoldIsRightAtTheGuessedDim) {
+  const FaultCase& c = case_of("fold-constant-symbolic-shape");
+  ScopedFaults on{c.fault};
+  EXPECT_EQ(verdict_kind_name(check(c.affected, "O2", 1).overall()), std::string("ok"));
+  EXPECT_EQ(verdict_kind_name(check(c.affected, "O2", 2).overall()), std::string("mismatch"));
+}
+
+// With a symbolic K the remainder loop is always emitted; it must only lose an element when
+// the lanes (16 for f32) do not divide K.
+TEST(Faults, ReductionTailOnlyBreaksWhenLanesDoNotDivideK) {
+  const char* text = R"(program @row_sum(k: 1..64) {
+  %a: f32[3, k] = param
+  %y: f32[3] = sum(%a, axes=[1])
+  return %y
+}
+)";
+  ScopedFaults on{"schedule-reduction-tail"};
+  auto at = [&](int64_t k) {
+    oracle::CheckOptions options;
+    options.pipelines = {"O3"};
+    options.bindings = {{{"k", k}}};
+    options.specialize = false;
+    return oracle::check_program(program(text), options);
+  };
+  for (int64_t k : {16, 32, 48}) {
+    const oracle::Verdict v = at(k);
+    EXPECT_EQ(verdict_kind_name(v.overall()), std::string("ok")) << "K = " << k << ": " << failure(v);
+  }
+  for (int64_t k : {1, 15, 17, 33}) {
+    EXPECT_EQ(verdict_kind_name(at(k).overall()), std::string("mismatch")) << "K = " << k;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, FaultVerdict, ::testing::ValuesIn(testing::all_fault_cases()),
+                         [](const ::testing::TestParamInfo<FaultCase>& info) {
+                           std::string name = info.param.fault;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace difftest

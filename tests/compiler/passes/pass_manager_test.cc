@@ -1,0 +1,107 @@
+// The pass manager: opt-bisect numbering and limits, disabled passes, ordering errors,
+// printing only after a change, pass-list parsing.
+#include "compiler/pipeline/pass_manager.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/ir/diagnostics.h"
+#include "compiler/pipeline/pipelines.h"
+#include "tests/support/pass_testing.h"
+
+namespace difftest::pipeline {
+namespace {
+
+const char* kDeadCode = R"(
+program @p(n: 1..8) {
+  %x: f32[n, 4] = param
+  %0: f32[n, 4] = exp(%x)
+  %1: f32[n, 4] = neg(%x)
+  return %0
+}
+)";
+
+std::vector<std::string> events(const std::vector<std::string>& passes, int limit, std::set<std::string> disabled = {}) {
+  std::vector<std::string> log;
+  RunOptions o;
+  o.bisect_limit = limit;
+  o.disabled = std::move(disabled);
+  o.on_event = [&](const PassEvent& e) { log.push_back(bisect_line(e)); };
+  run_passes(testing::parse_case(kDeadCode), passes, o);
+  return log;
+}
+
+TEST(PassManager, NumbersApplicationsLikeOptBisectAndStopsAtTheLimit) {
+  const std::vector<std::string> passes = {"DeadCodeElimination", "DeadCodeElimination", "LegalizeOps"};
+  EXPECT_EQ(events(passes, -1), (std::vector<std::string>{"BISECT: running pass (1) DeadCodeElimination",
+                                                          "BISECT: running pass (2) DeadCodeElimination",
+                                                          "BISECT: running pass (3) LegalizeOps (required)"}));
+  EXPECT_EQ(events(passes, 1), (std::vector<std::string>{"BISECT: running pass (1) DeadCodeElimination",
+                                                         "BISECT: NOT running pass (2) DeadCodeElimination",
+                                                         "BISECT: running pass (3) LegalizeOps (required)"}));
+  EXPECT_EQ(events(passes, 0)[0], "BISECT: NOT running pass (1) DeadCodeElimination");
+}
+
+TEST(PassManager, TheLimitDecidesWhatRuns) {
+  const Program p = testing::parse_case(kDeadCode);
+  RunOptions o;
+  o.bisect_limit = 0;
+  EXPECT_EQ(run_passes(p, {"DeadCodeElimination", "LegalizeOps"}, o).module.calls.size(), 2u);
+  o.bisect_limit = 1;
+  EXPECT_EQ(run_passes(p, {"DeadCodeElimination", "LegalizeOps"}, o).module.calls.size(), 1u);
+}
+
+TEST(PassManager, DisabledPassesAreDroppedAndNotNumbered) {
+  EXPECT_EQ(events({"DeadCodeElimination", "LegalizeOps"}, -1, {"DeadCodeElimination"}),
+            (std::vector<std::string>{"BISECT: running pass (1) LegalizeOps (required)"}));
+  const Program p = testing::parse_case(kDeadCode);
+  RunOptions o;
+  o.disabled = {"DeadCodeElimination"};
+  EXPECT_EQ(run_passes(p, {"DeadCodeElimination", "LegalizeOps"}, o).module.calls.size(), 2u);
+}
+
+TEST(PassManager, PrintsOnlyAfterAPassThatChangedTheProgram) {
+  std::vector<std::string> printed;
+  RunOptions o;
+  o.print_after = [&](const std::string& pass, const std::string&) { printed.push_back(pass); };
+  run_passes(testing::parse_case(kDeadCode), {"DeadCodeElimination", "DeadCodeElimination", "LegalizeOps"}, o);
+  EXPECT_EQ(printed, (std::vector<std::string>{"DeadCodeElimination", "LegalizeOps"}));
+}
+
+TEST(PassManager, RefusesBadOrders) {
+  const Program p = testing::parse_case(kDeadCode);
+  EXPECT_THROW(run_passes(p, {"LegalizeOps", "DeadCodeElimination"}), UserError);
+  EXPECT_THROW(run_passes(p, {"DeadCodeElimination"}), UserError);
+  EXPECT_THROW(run_passes(p, {"LegalizeOps", "LegalizeOps"}), UserError);
+  EXPECT_THROW(run_passes(p, {"NoSuchPass", "LegalizeOps"}), UserError);
+}
+
+TEST(PassManager, ParsesPassLists) {
+  EXPECT_EQ(parse_pass_list("DeadCodeElimination, LegalizeOps", "--passes"),
+            (std::vector<std::string>{"DeadCodeElimination", "LegalizeOps"}));
+  try {
+    parse_pass_list("DeadCodeElimination,,LegalizeOps", "--passes");
+    FAIL() << "an empty name was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("--passes: empty pass name"), std::string::npos) << e.what();
+  }
+  try {
+    parse_pass_list("Nope", "--passes");
+    FAIL() << "an unknown pass was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown pass 'Nope'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PassManager, EveryPassIsDescribedAndEveryPipelineIsRunnable) {
+  for (const auto& p : all_passes()) {
+    EXPECT_FALSE(p.description.empty()) << p.name;
+    EXPECT_EQ(p.description.find('\n'), std::string::npos) << p.name;
+  }
+  const Program prog = testing::parse_case(kDeadCode);
+  for (const auto& pipe : pipelines()) {
+    EXPECT_NO_THROW(run_passes(prog, pipe.passes)) << pipe.name;
+  }
+}
+
+}  // namespace
+}  // namespace difftest::pipeline

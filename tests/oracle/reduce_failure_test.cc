@@ -1,0 +1,136 @@
+// Reduction of failing programs with faults injected: the culprit is the faulty pass, the
+// reduced program is small, still fails the same way and passes without the fault; a
+// reduction never slips to another failure kind. The expected culprits are the passes the
+// faults live in (compiler/faults/faults.cc), not anything the reducer computed.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/faults/faults.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/verifier.h"
+#include "compiler/ops/op.h"
+#include "fuzz/generator.h"
+#include "oracle/reduce_failure.h"
+
+namespace difftest::oracle {
+namespace {
+
+namespace fs = std::filesystem;
+
+CheckOptions options_for(const std::string& pipeline) {
+  CheckOptions o;
+  o.pipelines = {pipeline};
+  o.random_orders = 0;
+  o.cross_checks.clear();
+  o.specialize = false;
+  o.random_bindings = 0;
+  o.limits.timeout_seconds = 10;  // no fault here hangs; ASan builds compile a generated program slowly
+  return o;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct FaultCase {
+  std::string fault;
+  uint64_t seed;
+  std::string pipeline;
+  std::string culprit;  // the pass the fault lives in
+  VerdictKind kind;
+};
+
+void PrintTo(const FaultCase& c, std::ostream* os) { *os << c.fault; }
+
+class ReduceFault : public ::testing::TestWithParam<FaultCase> {};
+
+TEST_P(ReduceFault, ReducesToAFewOpsBlamingTheFaultyPass) {
+  const FaultCase& c = GetParam();
+  const faults::ScopedFaults on({c.fault});
+  const Program p = generate_program(c.seed);
+  const CheckOptions options = options_for(c.pipeline);
+  const auto failing = first_failing_run(p, options);
+  ASSERT_TRUE(failing) << "seed " << c.seed << " must fail with " << c.fault << "\n" << print(p);
+  ASSERT_EQ(failing->verdict.kind, c.kind) << failing->verdict.message;
+  const fs::path dir = fs::temp_directory_path() / ("difftest_reduce_" + c.fault);
+  fs::remove_all(dir);
+  const ReductionReport r = reduce_failure(p, *failing, options, {}, dir.string());
+  EXPECT_EQ(r.culprit.pass, c.culprit) << format_culprit(r.culprit);
+  EXPECT_LE(r.reduced.program.num_calls(), 5u) << print(r.reduced.program);
+  EXPECT_LT(r.reduced.program.num_calls(), p.num_calls() + (p.num_calls() == 1 ? 1u : 0u));
+  EXPECT_EQ(failure_key(r.reduced_failure), r.culprit.key) << r.reduced_failure.message;
+  EXPECT_EQ(r.reduced_failure.kind, c.kind);
+  EXPECT_TRUE(r.passes_without_faults) << "the reduced program must fail only because of the fault";
+  EXPECT_GT(r.oracle_calls, 0);
+  for (const char* f : {"repro.ir", "verdict.json", "report.md", "repro_tvmscript.py"}) {
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
+  }
+  const Program saved = parse_program(read(dir / "repro.ir"), "repro.ir");
+  EXPECT_EQ(print(saved), print(r.reduced.program));
+  const auto verdict = nlohmann::json::parse(read(dir / "verdict.json"));
+  EXPECT_EQ(verdict["culprit"]["pass"], c.culprit);
+  EXPECT_EQ(verdict["faults"], nlohmann::json::array({c.fault}));
+  EXPECT_NE(read(dir / "report.md").find(c.culprit), std::string::npos);
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, ReduceFault,
+                         ::testing::Values(FaultCase{"mul-drops-tail", 1, "O3", "LegalizeOps", VerdictKind::Mismatch},
+                                           FaultCase{"legalize-null-deref", 1, "O1", "LegalizeOps",
+                                                     VerdictKind::CompileCrash},
+                                           FaultCase{"fold-constant-symbolic-shape", 17, "O3", "FoldConstant",
+                                                     VerdictKind::Mismatch},
+                                           FaultCase{"schedule-reduction-tail", 31, "O3", "ScheduleReduction",
+                                                     VerdictKind::Mismatch},
+                                           FaultCase{"decompose-window-off-by-one", 56, "O3", "DecomposeOps",
+                                                     VerdictKind::Mismatch}),
+                         [](const auto& info) {
+                           std::string n = info.param.fault;
+                           for (auto& ch : n) ch = ch == '-' ? '_' : ch;
+                           return n;
+                         });
+
+// mul-drops-tail gives a mismatch; codegen-stuck-loop hangs a kernel that is exp alone. At O2
+// the exp is fused with the mul, so the program is a mismatch; bypassing the mul would leave a
+// lone exp kernel that times out (at O3 a lone exp is unrolled: no loop to hang). The
+// reduction must stay a mismatch. Also a static program's timeout keeps its empty binding.
+TEST(ReduceNoSlippage, AMismatchDoesNotBecomeATimeout) {
+  const faults::ScopedFaults on({"mul-drops-tail", "codegen-stuck-loop"});
+  const Program p = parse_program(R"(program @slip() {
+  %x: f32[4, 8] = param
+  %w: f32[4, 8] = param
+  %y: f32[4, 8] = mul(%x, %w)
+  %z: f32[4, 8] = exp(%y)
+  return %z
+}
+)",
+                                  "slip.ir");
+  CheckOptions options = options_for("O2");
+  options.limits.timeout_seconds = 1;  // the slipped candidates hang
+  const auto failing = first_failing_run(p, options);
+  ASSERT_TRUE(failing);
+  ASSERT_EQ(failing->verdict.kind, VerdictKind::Mismatch) << failing->verdict.message;
+  const Program exp_alone = parse_program(R"(program @alone() {
+  %x: f32[4, 8] = param
+  %z: f32[4, 8] = exp(%x)
+  return %z
+}
+)",
+                                          "alone.ir");
+  ASSERT_EQ(check_pipeline(exp_alone, failing->pipeline, {}, options).kind, VerdictKind::Timeout)
+      << "the slippage this test guards against must be possible";
+  const ReductionReport r = reduce_failure(p, *failing, options, {}, "");
+  EXPECT_EQ(r.reduced_failure.kind, VerdictKind::Mismatch);
+  bool has_mul = false;
+  for (const auto& b : r.reduced.program.bindings()) has_mul = has_mul || (b.is_call() && b.op().name == "mul");
+  EXPECT_TRUE(has_mul) << print(r.reduced.program);
+}
+
+}  // namespace
+}  // namespace difftest::oracle

@@ -1,0 +1,62 @@
+#include "tools/cli_common.h"
+
+#include "compiler/faults/faults.h"
+#include "compiler/ir/diagnostics.h"
+#include "compiler/pipeline/pass_manager.h"
+
+namespace difftest::cli {
+
+
+void add_check_flags(CLI::App* app, CheckFlags& f, bool with_save) {
+  app->add_option("--opt", f.opt, "comma-separated pipelines (default O0,O1,O2,O3; none: only --passes/--orders)");
+  app->add_option("--passes", f.passes, "also check this pass list a,b,c (see --list-passes)");
+  app->add_option("--passes-llvm", f.passes_llvm, "LLVM level 0..3 for --passes (default 0)")->check(CLI::Range(0, 3));
+  app->add_option("--orders", f.orders, "random valid pass orders to check besides the pipelines (default 2)")
+      ->check(CLI::Range(0, 64));
+  app->add_option("--timeout", f.timeout, "seconds for each pipeline's compile and runs (default 10)");
+  app->add_option("--inject", f.inject, "turn on a test fault (see list-faults); repeatable");
+  app->add_option("--random-bindings", f.random_bindings, "random dim bindings on top of the standard ones (default 2)");
+  if (with_save) {
+    app->add_flag("--json", f.json, "print the verdict as JSON");
+    app->add_option("--save", f.save_dir, "write program.ir, the inputs (.npy) and verdict.json to DIR");
+  }
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= s.size()) {
+    const size_t comma = s.find(',', at);
+    const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return out;
+}
+
+difftest::oracle::CheckOptions check_options(const CheckFlags& f) {
+  difftest::oracle::CheckOptions options;
+  options.pipelines = f.opt == "none" ? std::vector<std::string>{} : split_list(f.opt);
+  for (const auto& name : options.pipelines) difftest::pipeline::find_pipeline(name);
+  if (!f.passes.empty()) {
+    difftest::pipeline::Pipeline custom{"custom", difftest::pipeline::parse_pass_list(f.passes, "--passes"),
+                                        f.passes_llvm};
+    options.custom.push_back(std::move(custom));
+  }
+  options.random_orders = f.orders;
+  if (options.pipelines.empty() && options.custom.empty() && options.random_orders == 0) {
+    throw difftest::UserError(difftest::ErrorKind::Usage, "--opt: no pipeline given (and no --passes or --orders)");
+  }
+  if (!(f.timeout > 0)) throw difftest::UserError(difftest::ErrorKind::Usage, "--timeout: must be positive");
+  if (f.random_bindings < 0 || f.random_bindings > 64) {
+    throw difftest::UserError(difftest::ErrorKind::Usage, "--random-bindings: must be 0..64");
+  }
+  options.limits.timeout_seconds = f.timeout;
+  options.tolerance = f.tolerance;
+  options.random_bindings = f.random_bindings;
+  for (const auto& name : f.inject) difftest::faults::enable(name);
+  return options;
+}
+
+}  // namespace difftest::cli

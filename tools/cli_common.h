@@ -1,0 +1,43 @@
+// What the difftest subcommands share: exit codes and the flags that choose pipelines, time
+// limits and faults. Only tools/ includes this.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "oracle/check.h"
+
+namespace difftest::cli {
+
+enum Exit { kOk = 0, kFailure = 1, kBadInput = 2, kInternal = 3 };
+
+// Flags shared by --seed, run and fuzz: which pipelines, how long, which faults.
+struct CheckFlags {
+  std::string opt = "O0,O1,O2,O3", passes, save_dir, weights;
+  int orders = 2, passes_llvm = 0;
+  std::vector<std::string> inject;
+  double timeout = 10;
+  int random_bindings = 2;
+  bool json = false;
+  difftest::tolerance::Options tolerance = difftest::oracle::CheckOptions{}.tolerance;
+};
+
+void add_check_flags(CLI::App* app, CheckFlags& f, bool with_save);
+std::vector<std::string> split_list(const std::string& s);
+// Validates the flags (usage errors before any work) and turns the faults on.
+oracle::CheckOptions check_options(const CheckFlags& f);
+
+// difftest reduce / difftest bisect (tools/reduce_commands.cc).
+struct ReduceFlags {
+  std::string file, out_dir, bind;
+  CheckFlags check;
+  int jobs = 1;
+  double time = 0;
+};
+void add_reduce_flags(CLI::App* app, ReduceFlags& f, bool reduce);
+int run_reduce(ReduceFlags f);
+int run_bisect(ReduceFlags f);
+
+}  // namespace difftest::cli
