@@ -409,6 +409,45 @@ Value Builder::squash(const Value& v) {
   return emit_simple("clip", {v}, {{"min", lo}, {"max", hi}});
 }
 
+bool Builder::twin() {
+  std::vector<size_t> candidates;
+  for (size_t i = 0; i < bindings_.size(); ++i) {
+    const Binding& b = bindings_[i];
+    if (!b.is_call() || b.results().size() != 1) continue;
+    for (const auto& [key, value] : b.attrs().items()) {
+      if (std::holds_alternative<bool>(value)) {
+        candidates.push_back(i);
+        break;
+      }
+    }
+  }
+  if (candidates.empty()) return false;
+  const Binding original = bindings_[c_.pick(candidates)];
+  AttrList attrs(original.attrs().items().begin(), original.attrs().items().end());
+  std::vector<size_t> flags;
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    if (std::holds_alternative<bool>(attrs[i].second)) flags.push_back(i);
+  }
+  const size_t flip = c_.pick(flags);
+  std::vector<Value> args = original.args();
+  const std::string& name = original.op().name;
+  if (name == "matmul" && (attrs[flip].first == "transpose_a" || attrs[flip].first == "transpose_b")) {
+    // x @ W next to x @ W^T needs a square W: its contracted dim twice.
+    const size_t side = attrs[flip].first == "transpose_a" ? 0 : 1;
+    const auto& s = args[side].type().shape;
+    const bool contracted_last = (side == 0) != std::get<bool>(attrs[flip].second);
+    const sym::Expr k = contracted_last ? s.back() : s[s.size() - 2];
+    if (!(s.back() == s[s.size() - 2])) {
+      std::vector<sym::Expr> square(s.begin(), s.end() - 2);
+      square.insert(square.end(), {k, k});
+      args[side] = fresh(TensorType{args[side].type().dtype, square});
+      if (!call(name, args, attrs)) return false;
+    }
+  }
+  attrs[flip].second = !std::get<bool>(attrs[flip].second);
+  return call(name, std::move(args), attrs);
+}
+
 bool Builder::call(const std::string& name, std::vector<Value> args, const AttrList& attrs) {
   const OpDef* op = OpRegistry::get().find(name);
   DT_CHECK(op != nullptr, fmt::format("generator recipe for unknown op {}", name));

@@ -58,6 +58,10 @@ class Builder {
   // Emits `name(args) {attrs}` if inference accepts it and the result can be kept finite;
   // returns whether it did. Operands may be replaced by guarded or squashed versions.
   bool call(const std::string& name, std::vector<Value> args, const AttrList& attrs);
+  // Emits a near twin of a random earlier call that has a boolean attribute: the same op and
+  // operands with that attribute flipped (a matmul whose flip does not infer is re-emitted
+  // first with a fresh square right operand). Returns whether it emitted one.
+  bool twin();
   AttrValue acc_for(DType t);
   int64_t axis_of(int rank);
 

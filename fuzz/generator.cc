@@ -73,6 +73,8 @@ Program generate_program(ChoiceSource& choices, const GeneratorOptions& options)
     const std::string& name = names[choices.weighted(weights)];
     if (fuzz::recipes().at(name)(b, name)) ++made;
   }
+  // Drawn last, so that the program before the twin is the one the seed made without it.
+  if (choices.chance(options.twin_percent, 100)) b.twin();
   return b.finish("gen");
 }
 

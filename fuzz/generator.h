@@ -32,6 +32,9 @@ struct GeneratorOptions {
   std::map<std::string, uint32_t> weights;
   uint32_t template_percent = 10;  // programs that start from a model template
   int template_size_shift = 4;  // model widths divided by 2^shift (TemplateOptions)
+  // Programs that end with a near twin of one of their calls (Builder::twin): the same op and
+  // operands with one boolean attribute flipped, which CommonSubexprElimination must not merge.
+  uint32_t twin_percent = 30;
 };
 
 // Every op in the registry with its default weight.

@@ -2,16 +2,17 @@
 # The whole test suite: set up and build (scripts/setup.sh), run every test, then build the
 # tests with AddressSanitizer + UndefinedBehaviorSanitizer and run them again. The sanitizer run
 # runs every test, with its long campaigns cut to a quarter (RapidCheck's max_success and
-# DIFFTEST_TEST_SCALE, see tests/support/campaign_size.h) to fit CI's time budget.
+# DIFFTEST_TEST_SCALE, see tests/support/campaign_size.h) to fit CI's time budget. No test should
+# come near ctest's --timeout: it is there so that a hang fails with the test's name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 ./scripts/setup.sh
 echo "release build ready after $(( $(date +%s) - start )) s"
-ctest --test-dir build --output-on-failure -j 2
+ctest --test-dir build --output-on-failure --timeout 900 -j 2
 echo "release tests done after $(( $(date +%s) - start )) s"
 ./scripts/setup.sh --sanitize
 echo "sanitizer build ready after $(( $(date +%s) - start )) s"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  RC_PARAMS=max_success=25 DIFFTEST_TEST_SCALE=0.25 ctest --test-dir build-asan --output-on-failure -j 2
+  RC_PARAMS=max_success=25 DIFFTEST_TEST_SCALE=0.25 ctest --test-dir build-asan --output-on-failure --timeout 900 -j 2
 echo "test suite finished in $(( $(date +%s) - start )) s"

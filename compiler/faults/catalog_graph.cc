@@ -21,6 +21,16 @@ std::vector<FaultInfo> graph_faults() {
      "operands past 2^53 round; models a folding engine holding constants as double (generated integer "
      "constants stay within +-100, so the truncation is what they expose)",
      "FoldConstant"},
+    {"cse-ignores-transpose-flags",
+     "CommonSubexprElimination leaves matmul's transpose_a/transpose_b out of the attributes it compares, so "
+     "x @ W and x @ W^T of a square W merge into one: a CSE key that omits attributes (TVM's structural "
+     "equality once ignored some attributes)",
+     "CommonSubexprElimination"},
+    {"softmax-no-max-subtraction",
+     "DecomposeOps writes softmax (also inside attention) as exp(x) / sum(exp(x)) without subtracting the row "
+     "maximum, so exp overflows to inf once a logit passes log(max) of the accumulator (88.7 in f32, 11.1 in "
+     "f16) and the row becomes NaN: the unstable softmax",
+     "DecomposeOps"},
   };
 }
 

@@ -19,6 +19,21 @@ std::vector<FaultInfo> lowering_faults() {
      "the mul lowering writes a*0 instead of a*b to the last element of the innermost output axis when that axis "
      "is longer than 1: a vector-tail bug",
      "LegalizeOps"},
+    {"sliding-window-sink-ignored",
+     "The attention and sliding_window_mask lowerings drop the sink keys of a sliding window (j < sink stays "
+     "hidden once it leaves the window), so rows past the window lose their attention sinks: StreamingLLM-style "
+     "sinks ignored by a kernel that only implements the window",
+     "LegalizeOps"},
+    {"rope-theta-local-everywhere",
+     "The rope lowering uses theta 10000 whatever the op's theta, so rotary embeddings of global layers (Gemma-3 "
+     "uses theta 1e6 there, 1e4 on local layers) rotate with the local base: a per-layer RoPE parameter "
+     "replaced by the model-wide default",
+     "LegalizeOps"},
+    {"strided-slice-negative-begin",
+     "The strided_slice lowering of a forward slice starts a constant negative begin -b at index b instead of "
+     "dim - b (clamped so that reads stay in bounds; visible where dim > 2b): a negative Python-style index "
+     "taken by its absolute value",
+     "LegalizeOps"},
   };
 }
 

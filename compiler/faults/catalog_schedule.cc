@@ -42,6 +42,11 @@ std::vector<FaultInfo> schedule_faults() {
      "for f32) divide it, so the last extent % 16 elements are never written: a loop split that trusts a "
      "divisibility hint for a symbolic extent",
      "ScheduleElementwise"},
+    {"fused-epilogue-twice",
+     "FuseLoops emits an elementwise epilogue that reads the kept result of a matmul or reduction in its fused "
+     "kernel twice, the second copy reading what the first wrote (y = f(f(acc))): an epilogue fused into a "
+     "reduction's final store and also left in place; invisible for idempotent epilogues such as relu",
+     "FuseLoops"},
   };
 }
 

@@ -193,6 +193,23 @@ class StaleScale : public loop::Mutator {
   bool in_float_load_ = false;
 };
 
+// Fault fused-epilogue-twice: loads of `from` read `to` instead, so a copy of an epilogue
+// applies it again to what it already wrote.
+class RedirectLoads : public loop::Mutator {
+ public:
+  RedirectLoads(std::string from, Buffer to) : from_(std::move(from)), to_(std::move(to)) {}
+  Expr mutate(const Expr& e) override {
+    const Expr x = mutate_children(e);
+    if (x.kind() == ExprKind::Load && x.node().buffer.name() == from_) return to_[x.node().operands[0]];
+    return x;
+  }
+  using loop::Mutator::mutate;
+
+ private:
+  std::string from_;
+  Buffer to_;
+};
+
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 std::string value_buffer_name(const std::string& v) {
@@ -255,7 +272,7 @@ class Fuser {
           continue;
         }
       }
-      kept[k] = body;
+      kept[k] = faults::enabled("fused-epilogue-twice") ? with_epilogue_twice(body, k, producers, value_buffers) : body;
     }
     for (const auto& name : needed) kept[producer_member.at(name)] = bodies[producer_member.at(name)];
     std::vector<Stmt> seq;
@@ -295,6 +312,23 @@ class Fuser {
   bool is_dot(size_t k) const {
     const std::string& f = m_.calls[begin_ + k].func;
     return starts_with(f, "matmul_") || starts_with(f, "linear_");
+  }
+
+  // Fault fused-epilogue-twice: an elementwise member that reads the kept (not inlined) result
+  // of an earlier member and writes one value of the same type runs a second time, reading what
+  // it wrote in place of that result: the epilogue of a matmul or reduction applied twice.
+  Stmt with_epilogue_twice(const Stmt& body, size_t k, const std::map<std::string, Producer>& producers,
+                           const std::map<std::string, Buffer>& value_buffers) const {
+    if (outs_[k].size() != 1 || !producer_form(body, value_buffers.at(*outs_[k].begin()).name())) return body;
+    const Buffer& out = value_buffers.at(*outs_[k].begin());
+    const std::set<std::string> loaded = accesses(body).loaded;
+    for (const auto& v : internal_order_) {
+      const Buffer& t = value_buffers.at(v);
+      if (!loaded.count(t.name()) || producers.count(t.name()) || t.dtype() != out.dtype()) continue;
+      if (!same_expr(t.numel(), out.numel())) continue;
+      return Stmt::seq({body, RedirectLoads(t.name(), out).mutate(body)});
+    }
+    return body;
   }
 
   // The producers, those of dequantize members with stale scales (fault

@@ -8,7 +8,7 @@ difftest=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; cat "$tmp/out" 2>/dev/null; exit 1; }
-flags=(--seeds 0..5 --jobs 2 --timeout 5 --random-bindings 0 --opt O1 --orders 0 --inject mul-drops-tail
+flags=(--seeds 0..5 --jobs 2 --timeout 60 --random-bindings 0 --opt O1 --orders 0 --inject mul-drops-tail
        --reduce --reduce-time 120 --out "$tmp/c")
 
 "$difftest" fuzz "${flags[@]}" > "$tmp/out" 2>&1

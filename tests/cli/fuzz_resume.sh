@@ -8,7 +8,7 @@ here=$(dirname "$0")
 tmp=$(mktemp -d)
 trap 'kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-flags=(--seeds 0..23 --jobs 2 --random-bindings 0 --opt O0 --orders 0)
+flags=(--seeds 0..23 --jobs 2 --timeout 60 --random-bindings 0 --opt O0 --orders 0)
 
 "$difftest" fuzz "${flags[@]}" --out "$tmp/whole" > "$tmp/whole.out" 2>&1
 [ $? -le 1 ] || fail "uninterrupted campaign: $(cat "$tmp/whole.out")"

@@ -7,7 +7,7 @@ here=$(dirname "$0")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-flags=(--seeds 5..22 --jobs 2 --random-bindings 0 --opt O0 --orders 0)
+flags=(--seeds 5..22 --jobs 2 --timeout 60 --random-bindings 0 --opt O0 --orders 0)
 
 "$difftest" fuzz "${flags[@]}" --out "$tmp/all" > /dev/null 2>&1
 [ $? -le 1 ] || fail "unsharded campaign failed to run"

@@ -75,6 +75,51 @@ std::vector<FaultCase> graph_fault_cases() {
 }
 )",
      "O1", "6 of 12 elements"},
+    // x @ W and x @ W^T merged: y = 2 (x @ W) instead of x @ W + x @ W^T, everywhere.
+    {"cse-ignores-transpose-flags",
+     R"(program @twin_matmuls(n: 1..8) {
+  %x: f32[n, 4] = param
+  %w: f32[4, 4] = param
+  %p: f32[n, 4] = matmul(%x, %w)
+  %q: f32[n, 4] = matmul(%x, %w, transpose_b=true)
+  %y: f32[n, 4] = add(%p, %q)
+  return %y
+}
+)",
+     oracle::VerdictKind::Mismatch, "compare",
+     // Identical matmuls merge rightly; different operands do not merge.
+     R"(program @true_twins(n: 1..8) {
+  %x: f32[n, 4] = param
+  %w: f32[4, 4] = param
+  %v: f32[4, 4] = param
+  %p: f32[n, 4] = matmul(%x, %w, transpose_b=true)
+  %q: f32[n, 4] = matmul(%x, %w, transpose_b=true)
+  %r: f32[n, 4] = matmul(%x, %v, transpose_b=true)
+  %s: f32[n, 4] = add(%p, %q)
+  %y: f32[n, 4] = add(%s, %r)
+  return %y
+}
+)",
+     "O1", "12 of 12 elements"},
+    // Logits of about 100 overflow exp in f32: every row is inf / inf without the max subtracted.
+    {"softmax-no-max-subtraction",
+     R"(program @large_logits(n: 1..8) {
+  %a: f32[n, 4] = param
+  %c: f32[] = const 100
+  %s: f32[n, 4] = add(%a, %c)
+  %y: f32[n, 4] = softmax(%s, axis=1)
+  return %y
+}
+)",
+     oracle::VerdictKind::Mismatch, "compare",
+     // Small logits: the unstable formula is as accurate.
+     R"(program @small_logits(n: 1..8) {
+  %a: f32[n, 4] = param
+  %y: f32[n, 4] = softmax(%a, axis=1)
+  return %y
+}
+)",
+     "O2", "12 of 12 elements"},
   };
 }
 

@@ -137,6 +137,28 @@ std::vector<FaultCase> schedule_fault_cases() {
 }
 )",
      "O3", "5 of 21 elements"},
+    // The bias epilogue of the fused matmul runs twice: y = x @ w + 2b.
+    {"fused-epilogue-twice",
+     R"(program @matmul_bias(n: 1..8) {
+  %x: f32[n, 4] = param
+  %w: f32[4, 4] = param
+  %b: f32[4] = param
+  %m: f32[n, 4] = matmul(%x, %w)
+  %y: f32[n, 4] = add(%m, %b)
+  return %y
+}
+)",
+     oracle::VerdictKind::Mismatch, "compare",
+     // relu is idempotent: relu(relu(m)) = relu(m).
+     R"(program @matmul_relu(n: 1..8) {
+  %x: f32[n, 4] = param
+  %w: f32[4, 4] = param
+  %m: f32[n, 4] = matmul(%x, %w)
+  %y: f32[n, 4] = relu(%m)
+  return %y
+}
+)",
+     "O2", "12 of 12 elements"},
   };
 }
 

@@ -170,12 +170,14 @@ TEST(Faults, NothingLeaksOnceDisabled) {
 
 using testing::FaultCase;
 
-oracle::Verdict check(const char* text, const std::string& pipeline = "O0", int64_t n = 3) {
+// `timeout`: seconds per stage; short only where a hang is expected (each one costs it), so that
+// a slow machine never turns a compile into a timeout elsewhere.
+oracle::Verdict check(const char* text, const std::string& pipeline = "O0", int64_t n = 3, double timeout = 60) {
   oracle::CheckOptions options;
   options.pipelines = {pipeline};
   options.bindings = {{{"n", n}}};
   options.specialize = false;  // one variant: the pipeline under one binding
-  options.limits.timeout_seconds = 5;  // codegen-stuck-loop hangs; the rest compile in well under this, even under ASan
+  options.limits.timeout_seconds = timeout;
   return oracle::check_program(program(text), options);
 }
 
@@ -186,7 +188,7 @@ TEST_P(FaultVerdict, AffectedProgramFailsAsExpected) {
   faults::disable_all();
   ASSERT_EQ(check(c.affected, c.pipeline).overall(), oracle::VerdictKind::Ok) << "without the fault";
   ScopedFaults on{c.fault};
-  const oracle::Verdict v = check(c.affected, c.pipeline);
+  const oracle::Verdict v = check(c.affected, c.pipeline, 3, c.expected == oracle::VerdictKind::Timeout ? 5 : 60);
   ASSERT_EQ(v.variants.size(), 1u);
   EXPECT_EQ(verdict_kind_name(v.overall()), std::string(verdict_kind_name(c.expected))) << v.variants[0].message;
   const std::string& stage = v.variants[0].stage;

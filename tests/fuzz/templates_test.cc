@@ -89,7 +89,9 @@ TEST_P(TemplateSeed, VerifiesRoundTripsStaysFiniteAndAgreesAtO0) {
     }
   }
 
-  const oracle::Verdict v = oracle::check_program(p, oracle::CheckOptions{});
+  oracle::CheckOptions options;
+  options.limits.timeout_seconds = 60;  // nothing hangs here: a slow machine must not make a timeout
+  const oracle::Verdict v = oracle::check_program(p, options);
   const oracle::VariantVerdict* bad = nullptr;
   for (const auto& variant : v.variants) {
     if (!bad && variant.kind != oracle::VerdictKind::Ok) bad = &variant;

@@ -29,7 +29,9 @@ CheckOptions options_for(const std::string& pipeline) {
   o.cross_checks.clear();
   o.specialize = false;
   o.random_bindings = 0;
-  o.limits.timeout_seconds = 10;  // no fault here hangs; ASan builds compile a generated program slowly
+  // No fault here hangs; generous, so that a slow machine (a sanitizer build under load) never
+  // turns a compile into a timeout and the reduction into another failure.
+  o.limits.timeout_seconds = 60;
   return o;
 }
 
@@ -112,7 +114,6 @@ TEST(ReduceNoSlippage, AMismatchDoesNotBecomeATimeout) {
 )",
                                   "slip.ir");
   CheckOptions options = options_for("O2");
-  options.limits.timeout_seconds = 1;  // the slipped candidates hang
   const auto failing = first_failing_run(p, options);
   ASSERT_TRUE(failing);
   ASSERT_EQ(failing->verdict.kind, VerdictKind::Mismatch) << failing->verdict.message;
@@ -123,6 +124,7 @@ TEST(ReduceNoSlippage, AMismatchDoesNotBecomeATimeout) {
 }
 )",
                                           "alone.ir");
+  options.limits.timeout_seconds = 2;  // the slipped candidates hang: each costs this
   ASSERT_EQ(check_pipeline(exp_alone, failing->pipeline, {}, options).kind, VerdictKind::Timeout)
       << "the slippage this test guards against must be possible";
   const ReductionReport r = reduce_failure(p, *failing, options, {}, "");

@@ -4,6 +4,7 @@
 // and attention, so the two can never disagree on an off-by-one.
 #include <cmath>
 
+#include "compiler/faults/faults.h"
 #include "compiler/passes/legalize/lowering.h"
 
 namespace difftest::passes {
@@ -29,7 +30,7 @@ struct Admission {
     if (causal || window > 0) ok = ok && j <= p;
     if (window > 0) {
       Expr in_window = j > p - window;
-      if (sink > 0) in_window = in_window || j < sink;
+      if (sink > 0 && !faults::enabled("sliding-window-sink-ignored")) in_window = in_window || j < sink;
       ok = ok && in_window;
     }
     return ok;
@@ -191,7 +192,9 @@ Stmt rope(LowerContext& c) {
   const Expr half = floordiv(shape[3], 2);
   const bool neox = c.attrs().get_string("style") == "neox";
   const Expr offset = to_loop(c.attrs().get_sym("offset"));
-  const Expr theta = loop::imm(c.attrs().get_float("theta"), DType::f64);
+  double theta_value = c.attrs().get_float("theta");
+  if (faults::enabled("rope-theta-local-everywhere")) theta_value = 10000;
+  const Expr theta = loop::imm(theta_value, DType::f64);
   const DType t = c.out_dtype();
   return loop_nest(c, {shape[0], shape[1], shape[2], half}, [&](const std::vector<Expr>& idx) {
     const Expr& i = idx[3];

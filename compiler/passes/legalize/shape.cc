@@ -3,6 +3,7 @@
 // that computes the source index in i64; values are never converted, which keeps them bit-exact
 // for every dtype. Shapes come from the buffers (the op's inferred types), so a lowering only
 // recomputes what the shapes do not say: offsets, slice starts and index clamping.
+#include "compiler/faults/faults.h"
 #include "compiler/passes/legalize/lowering.h"
 
 namespace difftest::passes {
@@ -103,6 +104,10 @@ Stmt strided_slice(LowerContext& c) {
     const auto ax = static_cast<size_t>(normalized_axis(axes[i], in_shape.size()));
     step[ax] = strides.empty() ? 1 : strides[i];
     first[ax] = slice_start(begin[i], in_shape[ax], step[ax]);
+    // A forward slice from -b starts at b: min keeps the reads in bounds (the fault shows where dim > 2b).
+    if (step[ax] > 0 && begin[i].is_const() && begin[i].value() < 0 && faults::enabled("strided-slice-negative-begin")) {
+      first[ax] = loop::min(Expr(-begin[i].value()), first[ax]);
+    }
   }
   return loop_nest(c, c.out_shape(), [&](const Index& idx) {
     Index src;
