@@ -57,10 +57,15 @@ std::string pass_at(const std::vector<std::string>& passes, int n) {
   return n >= 1 && n <= static_cast<int>(passes.size()) ? passes[static_cast<size_t>(n - 1)] : "";
 }
 
+struct Confirmation {
+  bool agrees = false;  // the reference agrees with the program the graph pass leaves
+  std::string text;
+};
+
 // Runs the graph passes up to the culprit's application and interprets the program they leave
 // with the reference: a graph-pass bug shows there already, before any lowering.
-std::string confirm_graph_pass(const Program& p, const pipeline::Pipeline& pipe, int application,
-                               const sym::Env& binding, const CheckOptions& base) {
+Confirmation confirm_graph_pass(const Program& p, const pipeline::Pipeline& pipe, int application,
+                                const sym::Env& binding, const CheckOptions& base) {
   try {
     pipeline::RunOptions run;
     run.bisect_limit = application;
@@ -73,14 +78,15 @@ std::string confirm_graph_pass(const Program& p, const pipeline::Pipeline& pipe,
     const auto outputs = reference::evaluate(after, env, kept, reference::Mode::Native).outputs;
     const tolerance::Comparison c = tolerance::compare_outputs(p, bounds, outputs, base.tolerance);
     if (c.passed()) {
-      return "the program it leaves still agrees with the reference (worst ratio " +
-             fmt::format("{:.3g}", c.worst_ratio()) + "): the divergence appears when it is lowered";
+      return {true, fmt::format("the program it leaves still agrees with the reference (worst ratio {:.3g}): the "
+                                "divergence appears when it is lowered",
+                                c.worst_ratio())};
     }
-    return fmt::format("confirmed by the reference: the program it leaves computes different values (worst ratio "
-                       "{:.3g})",
-                       c.worst_ratio());
+    return {false, fmt::format("confirmed by the reference: the program it leaves computes different values (worst "
+                               "ratio {:.3g})",
+                               c.worst_ratio())};
   } catch (const std::exception& e) {
-    return std::string("the program it leaves cannot be interpreted: ") + e.what();
+    return {false, std::string("the program it leaves cannot be interpreted: ") + e.what()};
   }
 }
 
@@ -113,13 +119,22 @@ Culprit find_culprit(const Program& p, const pipeline::Pipeline& pipe, const sym
   c.application = hi;
   const std::string name = pass_at(pipe.passes, hi);
   const bool optional = !name.empty() && pipeline::find_pass(name).kind != pipeline::PassKind::Lowering;
+  const std::string lowering = c.failure.stage == "codegen" ? "codegen" : "LegalizeOps";
   if (hi == 0 || !optional) {
     c.application = 0;
-    c.pass = c.failure.stage == "codegen" ? "codegen" : "LegalizeOps";
+    c.pass = lowering;
   } else {
     c.pass = name;
     if (pipeline::find_pass(name).kind == pipeline::PassKind::Graph) {
-      c.confirmation = confirm_graph_pass(p, pipe, hi, binding, base);
+      const Confirmation confirmed = confirm_graph_pass(p, pipe, hi, binding, base);
+      c.confirmation = confirmed.text;
+      if (confirmed.agrees) {
+        // At limit `hi` no loop pass runs: what fails is the lowering of a correct program.
+        c.exposed_by = name;
+        c.exposed_at = hi;
+        c.application = 0;
+        c.pass = lowering;
+      }
     }
   }
   c.minimal_passes = pipe.passes;
@@ -146,11 +161,16 @@ Culprit find_culprit(const Program& p, const pipeline::Pipeline& pipe, const sym
 
 std::string format_culprit(const Culprit& c) {
   if (!c.reproduced) return "the failure does not reproduce";
-  std::string out =
-      c.application > 0
-          ? fmt::format("culprit: ({}) {} — the first pass application after which the failure ({}) appears",
-                        c.application, c.pass, c.key)
-          : fmt::format("culprit: {} — the failure ({}) appears with no optional pass (bisect limit 0)", c.pass, c.key);
+  std::string out;
+  if (!c.exposed_by.empty()) {
+    out = fmt::format("culprit: {} — the failure ({}) appears after ({}) {}, whose output is right: {} gets it wrong",
+                      c.pass, c.key, c.exposed_at, c.exposed_by, c.pass);
+  } else if (c.application > 0) {
+    out = fmt::format("culprit: ({}) {} — the first pass application after which the failure ({}) appears",
+                      c.application, c.pass, c.key);
+  } else {
+    out = fmt::format("culprit: {} — the failure ({}) appears with no optional pass (bisect limit 0)", c.pass, c.key);
+  }
   if (!c.confirmation.empty()) out += "\n  " + c.confirmation;
   out += fmt::format("\n  smallest failing pass list: {}", fmt::join(c.minimal_passes, ","));
   out += fmt::format("\n  oracle calls: {}", c.oracle_calls);

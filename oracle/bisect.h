@@ -33,13 +33,18 @@ struct Culprit {
   int application = -1;         // opt-bisect number of the culprit (0: no optional pass is needed)
   std::string pass;             // its name; "LegalizeOps" or "codegen" when application is 0
   std::string confirmation;     // for a graph pass: what the reference says of its output program
+  // A graph pass after which the failure appears although the reference agrees with the program
+  // it leaves: it exposed a lowering bug (then `pass` is LegalizeOps or codegen, application 0).
+  std::string exposed_by;
+  int exposed_at = -1;
   std::vector<std::string> minimal_passes;  // the smallest failing subsequence found (greedy)
   int oracle_calls = 0;
 };
 
 // Binary search of `bisect_limit` over [0, number of passes] (assumes the failure, once it
-// appears, stays), then, for a graph pass, the reference run on the program that pass produced;
-// then greedy removal of every other pass while the same failure and culprit remain.
+// appears, stays), then, for a graph pass, the reference run on the program that pass produced
+// (when the reference agrees with it, the pass only exposed a bug of the lowering, which becomes
+// the culprit); then greedy removal of every other pass while the same failure and culprit remain.
 Culprit find_culprit(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& binding,
                      const CheckOptions& base, bool shrink_passes = true);
 

@@ -220,7 +220,7 @@ class Campaign {
         if (n > 0) {
           w.buffer.append(chunk, static_cast<size_t>(n));
           for (size_t nl; (nl = w.buffer.find('\n')) != std::string::npos;) {
-            record(nlohmann::json::parse(w.buffer.substr(0, nl)));
+            record(nlohmann::json::parse(w.buffer.substr(0, nl)), seconds_since(start));
             w.buffer.erase(0, nl + 1);
             w.seed.reset();
             feed(w, start);
@@ -262,7 +262,7 @@ class Campaign {
   void feed(Worker& w, std::chrono::steady_clock::time_point start) {
     const bool time_left = o_.time_limit <= 0 || seconds_since(start) < o_.time_limit;
     if (w.to < 0) return;
-    if (!time_left || !in_campaign(next_)) {
+    if (!time_left || !in_campaign(next_) || (o_.stop_at_first_failure && found_failure_)) {
       ::close(w.to);  // EOF: the worker exits
       w.to = -1;
       return;
@@ -285,7 +285,8 @@ class Campaign {
     record({{"seed", *lost},
             {"verdict", kHarnessError},
             {"signature", fmt::format("{}|worker {}", kHarnessError, normalize_message(why))},
-            {"message", "the campaign worker checking this seed died: " + why}});
+            {"message", "the campaign worker checking this seed died: " + why}},
+           seconds_since(start));
     std::vector<Worker> others;
     for (const auto& x : workers) {
       if (&x != &w) others.push_back(x);
@@ -356,7 +357,7 @@ class Campaign {
     return &f;
   }
 
-  void record(const nlohmann::json& rec) {
+  void record(const nlohmann::json& rec, double elapsed) {
     const std::string line = rec.dump() + "\n";
     if (!write_all(journal_fd_, line)) {
       throw UserError(ErrorKind::Io, fmt::format("cannot append to '{}': {}", journal_path_.string(), std::strerror(errno)));
@@ -371,7 +372,11 @@ class Campaign {
     }
     ++checked_;
     FailureClass* f = account(rec);
-    if (f && f->saved_in.empty() && rec.contains("detail")) save(*f, rec);
+    if (!f) return;
+    f->found_after_seconds = elapsed;
+    f->found_after_programs = status_.done;
+    found_failure_ = found_failure_ || f->kind != kHarnessError;
+    if (f->saved_in.empty() && rec.contains("detail")) save(*f, rec);
   }
 
   // The parent regenerates the program (generation is deterministic and cheap) rather than
@@ -421,6 +426,7 @@ class Campaign {
   std::map<std::string, FailureClass> failures_;
   StageTimes times_;
   int64_t checked_ = 0;
+  bool found_failure_ = false;  // this run journaled a failure
 };
 
 std::string duration(double s) {
@@ -449,6 +455,12 @@ std::pair<uint64_t, uint64_t> parse_seed_range(const std::string& text, const st
   return {a, b};
 }
 
+std::vector<nlohmann::json> read_campaign_journal(const std::string& out_dir) {
+  const fs::path path = fs::path(out_dir) / "journal.jsonl";
+  if (!fs::exists(path)) return {};
+  return read_journal(path);
+}
+
 bool CampaignSummary::found_failure() const {
   for (const auto& [kind, n] : status.counts) {
     if (n > 0 && kind != "ok" && kind != "invalid_program") return true;
@@ -465,7 +477,9 @@ nlohmann::json CampaignSummary::to_json() const {
                              {"kind", f.kind},
                              {"first_seed", f.first_seed},
                              {"programs", f.programs},
-                             {"saved_in", f.saved_in}});
+                             {"saved_in", f.saved_in},
+                             {"found_after_seconds", f.found_after_seconds},
+                             {"found_after_programs", f.found_after_programs}});
   }
   return j;
 }

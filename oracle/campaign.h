@@ -44,6 +44,9 @@ struct CampaignOptions {
   CheckOptions check;
   GeneratorOptions generator;
   std::vector<std::string> faults;  // injected (already enabled in this process); recorded
+  // Hand out no more seeds once a compiler failure is journaled (the programs in flight
+  // finish): for measuring time to first detection.
+  bool stop_at_first_failure = false;
 };
 
 // A failure signature and the programs that showed it.
@@ -53,6 +56,10 @@ struct FailureClass {
   uint64_t first_seed = 0;
   int64_t programs = 0;
   std::string saved_in;  // reproducer directory ("" when it could not be written)
+  // When this run journaled it first: seconds since the run began and programs journaled by
+  // then, this one included (-1: read back from a resumed journal).
+  double found_after_seconds = -1;
+  int64_t found_after_programs = -1;
 };
 
 struct CampaignStatus {
@@ -74,6 +81,10 @@ struct CampaignSummary {
 
 CampaignSummary run_campaign(const CampaignOptions& options,
                              const std::function<void(const CampaignStatus&)>& on_progress = {});
+
+// The journal records of the campaign in `out_dir` (one JSON object per program), in journal
+// order; a torn last line (a campaign killed mid-write) is dropped from the file too.
+std::vector<nlohmann::json> read_campaign_journal(const std::string& out_dir);
 
 // The summary as a table for a terminal.
 std::string format_summary(const CampaignSummary& s);

@@ -207,6 +207,13 @@ std::optional<std::vector<std::vector<Tensor>>> run_variant(const Program& compi
 
 }  // namespace
 
+CheckOptions default_check_options() {
+  CheckOptions o;
+  o.pipelines = {"O0", "O1", "O2", "O3"};
+  o.random_orders = 2;
+  return o;
+}
+
 std::vector<sym::Env> default_bindings(const Program& p, int random) {
   std::vector<sym::Env> out = reference::standard_bindings(p);
   Pcg32 rng(program_hash(p), 0x62696e64);  // "bind"

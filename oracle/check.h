@@ -34,6 +34,11 @@ struct CheckOptions {
   bool isolate = true;     // false: in process (for debugging; a crash takes the harness down)
 };
 
+// What `difftest --seed`, `run`, `fuzz` and `gate` check when no flag says otherwise: every
+// named pipeline O0..O3 and two random pass orders, on top of CheckOptions' defaults (the
+// O0~O3 cross-check, the specialized compile, the standard and two random bindings).
+CheckOptions default_check_options();
+
 // The bindings check_program uses when none are given: the standard ones (every dim at its
 // lower bound, an odd middle value and its maximum, all at their maxima), then `random` more,
 // uniform in the ranges and seeded by the program's hash; duplicates dropped.

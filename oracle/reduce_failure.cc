@@ -122,7 +122,11 @@ nlohmann::json report_json(const ReductionReport& r) {
   nlohmann::json j = {
       {"signature", r.reduced_failure.signature()},
       {"failure_key", r.culprit.key},
-      {"culprit", {{"application", r.culprit.application}, {"pass", r.culprit.pass}, {"confirmation", r.culprit.confirmation}}},
+      {"culprit",
+       {{"application", r.culprit.application},
+        {"pass", r.culprit.pass},
+        {"confirmation", r.culprit.confirmation},
+        {"exposed_by", r.culprit.exposed_by}}},
       {"pipeline",
        {{"name", pipe.name}, {"passes", pipe.passes}, {"minimal_passes", r.culprit.minimal_passes},
         {"llvm_opt_level", pipe.llvm_opt_level}, {"fma_contraction", pipe.fma_contraction}}},

@@ -22,6 +22,12 @@ void add_check_flags(CLI::App* app, CheckFlags& f, bool with_save) {
   }
 }
 
+difftest::GeneratorOptions generator_options(const std::string& weights) {
+  difftest::GeneratorOptions g;
+  if (!weights.empty()) g.weights = difftest::parse_op_weights(weights, "--weights");
+  return g;
+}
+
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   size_t at = 0;

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <string>
 #include <vector>
 
+#include "fuzz/generator.h"
 #include "oracle/check.h"
 
 namespace difftest::cli {
@@ -15,8 +18,9 @@ enum Exit { kOk = 0, kFailure = 1, kBadInput = 2, kInternal = 3 };
 
 // Flags shared by --seed, run and fuzz: which pipelines, how long, which faults.
 struct CheckFlags {
-  std::string opt = "O0,O1,O2,O3", passes, save_dir, weights;
-  int orders = 2, passes_llvm = 0;
+  std::string opt = fmt::format("{}", fmt::join(oracle::default_check_options().pipelines, ","));
+  std::string passes, save_dir, weights;
+  int orders = oracle::default_check_options().random_orders, passes_llvm = 0;
   std::vector<std::string> inject;
   double timeout = 10;
   int random_bindings = 2;
@@ -28,6 +32,8 @@ void add_check_flags(CLI::App* app, CheckFlags& f, bool with_save);
 std::vector<std::string> split_list(const std::string& s);
 // Validates the flags (usage errors before any work) and turns the faults on.
 oracle::CheckOptions check_options(const CheckFlags& f);
+// The generator's options with --weights applied (UserError naming the flag when malformed).
+GeneratorOptions generator_options(const std::string& weights);
 
 // difftest reduce / difftest bisect (tools/reduce_commands.cc).
 struct ReduceFlags {
@@ -39,5 +45,16 @@ struct ReduceFlags {
 void add_reduce_flags(CLI::App* app, ReduceFlags& f, bool reduce);
 int run_reduce(ReduceFlags f);
 int run_bisect(ReduceFlags f);
+
+// difftest gate (tools/gate_command.cc).
+struct GateFlags {
+  CheckFlags check;
+  std::string corpus = "corpus", seeds, shard = "0/1", baseline, junit, json, out = "difftest-gate";
+  double budget = 0;
+  int batch = 50, jobs = 1;
+  bool update_baseline = false;
+};
+void add_gate_flags(CLI::App* app, GateFlags& f);
+int run_gate(const GateFlags& f);
 
 }  // namespace difftest::cli

@@ -53,12 +53,6 @@ int report(const difftest::Program& p, const CheckFlags& f, const std::string& t
   return oracle::is_failure(v.overall()) ? kFailure : kOk;
 }
 
-difftest::GeneratorOptions generator_options(const std::string& weights) {
-  difftest::GeneratorOptions g;
-  if (!weights.empty()) g.weights = difftest::parse_op_weights(weights, "--weights");
-  return g;
-}
-
 int run_seed(uint64_t seed, const CheckFlags& f) {
   const difftest::Program p = difftest::generate_program(seed, generator_options(f.weights));
   difftest::verify(p);
@@ -410,6 +404,10 @@ int main(int argc, char** argv) {
   bool list_passes = false;
   app.add_flag("--list-passes", list_passes, "list every pass with its kind and description, and the pipelines");
 
+  auto* gate = app.add_subcommand("gate", "CI gating: the corpus, then seeds within a budget; fail on any new signature");
+  GateFlags gf;
+  add_gate_flags(gate, gf);
+
   auto* list_faults = app.add_subcommand("list-faults", "list the test faults --inject can turn on");
 
   auto* check = app.add_subcommand("check", "parse and verify IR files, print their canonical form");
@@ -495,6 +493,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return run_run(rf);
     if (generate->parsed()) return run_generate(gen_seed, gen_weights);
     if (fuzz->parsed()) return run_fuzz(ff);
+    if (gate->parsed()) return run_gate(gf);
     if (list_faults->parsed()) return run_list_faults();
     if (reduce->parsed()) return run_reduce(rdf);
     if (bisect->parsed()) return run_bisect(bsf);

@@ -1,0 +1,36 @@
+// The regression corpus (corpus/*.ir): programs with their expected verdict in a header
+// comment, read before the program text:
+//
+//   # expect: ok                                    the program must pass every check
+//   # fault: q4f16-1-zero-point-8                   (repeatable) with these faults on ...
+//   # expect: mismatch|O0|compare|output of dequantize    ... it must show this signature
+//
+// An entry with faults is both a regression test (it passes with them off) and a detection
+// test (with them on, the harness still reports the signature). Other comment lines (`# what:`)
+// are free text.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+
+namespace difftest::oracle {
+
+struct CorpusEntry {
+  std::string file;
+  Program program;
+  std::vector<std::string> faults;  // `# fault:` lines, in order
+  std::string expect;               // "ok", or the signature to show with `faults` on
+};
+
+// Reads and verifies one entry. UserError naming file:line:col for a malformed header (no or
+// two `# expect:` lines, an unknown fault, faults with `expect: ok`, a signature whose kind is
+// not a failure kind) and for a program that does not parse or verify.
+CorpusEntry read_corpus_entry(const std::string& path);
+
+// The .ir files of a corpus directory, sorted by name, or the file itself. UserError(Io) when
+// the path does not exist or a directory holds no .ir file.
+std::vector<std::string> corpus_files(const std::string& dir_or_file);
+
+}  // namespace difftest::oracle

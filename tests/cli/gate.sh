@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# gate.sh DIFFTEST: `difftest gate` passes a clean corpus (exit 0) and fails on a new signature
+# (exit 1), writes JUnit XML and JSON that parse, learns a baseline with --update-baseline after
+# which the same failure passes as known, and refuses bad input with exit 2.
+set -u
+difftest=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; cat "$tmp/out" 2>/dev/null; exit 1; }
+mkdir "$tmp/corpus"
+cat > "$tmp/corpus/mul.ir" <<'IR'
+# expect: ok
+program @mul(n: 1..8) {
+  %a: f32[n, 4] = param
+  %b: f32[n, 4] = param
+  %y: f32[n, 4] = mul(%a, %b)
+  return %y
+}
+IR
+quick=(--corpus "$tmp/corpus" --opt O0 --orders 0 --random-bindings 0 --timeout 60 --out "$tmp/g")
+
+"$difftest" gate "${quick[@]}" --seeds 0..3 --batch 2 --junit "$tmp/ok.xml" --json "$tmp/ok.json" > "$tmp/out" 2>&1
+[ $? -eq 0 ] || fail "a clean corpus did not pass"
+python3 - "$tmp/ok.xml" "$tmp/ok.json" <<'PY' || fail "the clean gate's reports are not as expected"
+import json, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = root.findall(".//testcase")
+assert [c.get("name") for c in cases][1:] == ["seeds 0..1", "seeds 2..3"], [c.get("name") for c in cases]
+assert cases[0].get("name").endswith("mul.ir"), cases[0].get("name")
+assert root.get("failures") == "0" and not root.findall(".//failure")
+j = json.load(open(sys.argv[2]))
+assert j["passed"] is True and j["new"] == [] and j["programs"] == 4, j
+PY
+
+"$difftest" gate "${quick[@]}" --inject mul-drops-tail --junit "$tmp/bad.xml" --json "$tmp/bad.json" > "$tmp/out" 2>&1
+[ $? -eq 1 ] || fail "a new signature did not fail the gate"
+grep -q "gate: FAILED" "$tmp/out" || fail "no FAILED summary"
+python3 - "$tmp/bad.xml" "$tmp/bad.json" <<'PY' || fail "the failing gate's reports are not as expected"
+import json, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+failures = root.findall(".//failure")
+assert len(failures) == 1 and "mismatch|O0|compare|output of mul" in failures[0].get("message"), failures
+j = json.load(open(sys.argv[2]))
+assert j["passed"] is False and "mismatch|O0|compare|output of mul" in j["new"], j
+PY
+
+"$difftest" gate "${quick[@]}" --inject mul-drops-tail --baseline "$tmp/base.json" --update-baseline > "$tmp/out" 2>&1
+[ $? -eq 0 ] || fail "--update-baseline did not pass"
+grep -q "output of mul" "$tmp/base.json" || fail "the baseline lacks the signature"
+"$difftest" gate "${quick[@]}" --inject mul-drops-tail --baseline "$tmp/base.json" > "$tmp/out" 2>&1
+[ $? -eq 0 ] || fail "a baselined signature failed the gate"
+grep -q "^known" "$tmp/out" || fail "the baselined failure is not reported as known"
+
+printf '{\n  "signatures": [\n    oops\n' > "$tmp/broken.json"
+"$difftest" gate "${quick[@]}" --baseline "$tmp/broken.json" > "$tmp/out" 2>&1
+[ $? -eq 2 ] || fail "a malformed baseline was not refused with exit 2"
+grep -q "broken.json:3:5: error\[syntax\]" "$tmp/out" || fail "the malformed baseline's error is not located"
+"$difftest" gate "${quick[@]}" --update-baseline > "$tmp/out" 2>&1
+[ $? -eq 2 ] || fail "--update-baseline without --baseline was not refused"
+"$difftest" gate --corpus "$tmp/missing" > "$tmp/out" 2>&1
+[ $? -eq 2 ] || fail "a missing corpus was not refused"
+echo "ok: gate"

@@ -1,0 +1,219 @@
+// The regression corpus and `difftest gate`: corpus headers (and their errors, located), what
+// makes an entry pass or fail, baselines, and the JUnit/JSON reports. The expected signatures
+// are derived from where the faults live and what the programs compute, not from a run.
+#include "oracle/gate.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/faults/faults.h"
+#include "compiler/ir/diagnostics.h"
+#include "oracle/corpus.h"
+
+namespace difftest::oracle {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempCorpus {
+ public:
+  TempCorpus() : dir_(fs::temp_directory_path() / fmt::format("gate_test.{}.{}", ::getpid(), counter_++)) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~TempCorpus() { fs::remove_all(dir_); }
+  std::string add(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  std::string dir() const { return dir_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path dir_;
+};
+
+const char* kMul = R"(program @mul(n: 1..8) {
+  %a: f32[n, 4] = param
+  %b: f32[n, 4] = param
+  %y: f32[n, 4] = mul(%a, %b)
+  return %y
+}
+)";
+
+const char* kExp = R"(program @exp(n: 1..8) {
+  %a: f32[n, 4] = param
+  %y: f32[n, 4] = exp(%a)
+  return %y
+}
+)";
+
+// O0 only, one binding: small and quick; the gate logic is the same for every pipeline.
+GateOptions quick(const std::string& corpus) {
+  GateOptions o;
+  o.corpus = corpus;
+  o.check.pipelines = {"O0"};
+  o.check.random_orders = 0;
+  o.check.cross_checks.clear();
+  o.check.specialize = false;
+  o.check.bindings = {{{"n", 3}}};
+  o.check.limits.timeout_seconds = 60;
+  return o;
+}
+
+// mul-drops-tail breaks the mul lowering, which O0 runs: O0's output of mul is wrong.
+const std::string kMulSignature = "mismatch|O0|compare|output of mul";
+
+std::string error_of(const std::string& path) {
+  try {
+    read_corpus_entry(path);
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Corpus, ReadsExpectationsAndFaults) {
+  TempCorpus c;
+  const CorpusEntry ok = read_corpus_entry(c.add("ok.ir", std::string("# expect: ok\n# what: a mul\n") + kMul));
+  EXPECT_EQ(ok.expect, "ok");
+  EXPECT_TRUE(ok.faults.empty());
+  EXPECT_EQ(ok.program.name(), "mul");
+  const CorpusEntry f = read_corpus_entry(
+      c.add("f.ir", "# fault: mul-drops-tail\n# expect: " + kMulSignature + "\n# what: the tail\n" + kMul));
+  EXPECT_EQ(f.faults, std::vector<std::string>{"mul-drops-tail"});
+  EXPECT_EQ(f.expect, kMulSignature);
+}
+
+TEST(Corpus, MalformedHeadersAreLocatedErrors) {
+  TempCorpus c;
+  EXPECT_NE(error_of(c.add("none2.ir", kMul)).find("none2.ir:1:1: error[syntax]: missing the '# expect: ok'"),
+            std::string::npos);
+  EXPECT_NE(error_of(c.add("two.ir", std::string("# expect: ok\n# expect: ok\n") + kMul))
+                .find("two.ir:2:11: error[syntax]: a second '# expect:' line (the first is on line 1)"),
+            std::string::npos);
+  EXPECT_NE(error_of(c.add("fault.ir", std::string("# fault: no-such-fault\n# expect: mismatch|O0|compare|x\n") + kMul))
+                .find("fault.ir:1:10: error[syntax]: unknown fault 'no-such-fault'"),
+            std::string::npos);
+  EXPECT_NE(error_of(c.add("kind.ir", std::string("# expect: broken|O0\n") + kMul))
+                .find("kind.ir:1:11: error[syntax]: '# expect: broken|O0' is neither ok nor a failure signature"),
+            std::string::npos);
+  EXPECT_NE(error_of(c.add("okfault.ir", std::string("# fault: mul-drops-tail\n# expect: ok\n") + kMul))
+                .find("okfault.ir:2:11: error[syntax]: an entry with '# fault:' lines must expect the signature"),
+            std::string::npos);
+  EXPECT_NE(error_of(c.add("nofault.ir", "# expect: " + kMulSignature + "\n" + kMul))
+                .find("nofault.ir:1:11: error[syntax]: an expected failure needs the '# fault: NAME'"),
+            std::string::npos);
+  // The program itself: parse errors keep their own location.
+  EXPECT_NE(error_of(c.add("prog.ir", "# expect: ok\nprogram @p( {\n")).find("prog.ir:2:"), std::string::npos);
+}
+
+TEST(Gate, OkAndFaultEntriesPass) {
+  TempCorpus c;
+  c.add("a_ok.ir", std::string("# expect: ok\n") + kMul);
+  c.add("b_fault.ir", "# fault: mul-drops-tail\n# expect: " + kMulSignature + "\n" + kMul);
+  const GateResult r = run_gate(quick(c.dir()));
+  ASSERT_EQ(r.cases.size(), 2u);
+  for (const auto& k : r.cases) EXPECT_TRUE(k.passed()) << k.name << ": " << k.detail;
+  EXPECT_TRUE(r.passed());
+  EXPECT_TRUE(r.seen.empty());
+  EXPECT_NE(r.cases[1].detail.find("with mul-drops-tail: " + kMulSignature), std::string::npos) << r.cases[1].detail;
+}
+
+// exp has no mul: the fault cannot show, so the entry's detection is lost.
+TEST(Gate, AFaultEntryThatNoLongerShowsItsSignatureFails) {
+  TempCorpus c;
+  c.add("lost.ir", "# fault: mul-drops-tail\n# expect: " + kMulSignature + "\n" + kExp);
+  const GateResult r = run_gate(quick(c.dir()));
+  ASSERT_EQ(r.cases.size(), 1u);
+  EXPECT_FALSE(r.passed());
+  EXPECT_EQ(r.fresh(), (std::set<std::string>{"lost-detection|lost.ir|" + kMulSignature}));
+}
+
+// A fault on for the whole gate breaks the ok entry and the fault entry's clean run; with those
+// signatures in the baseline the gate passes, reporting them as known.
+TEST(Gate, NewSignaturesFailAndBaselinedOnesAreKnown) {
+  TempCorpus c;
+  c.add("a_ok.ir", std::string("# expect: ok\n") + kMul);
+  c.add("b_exp.ir", std::string("# expect: ok\n") + kExp);
+  const faults::ScopedFaults on({"mul-drops-tail"});
+  GateOptions o = quick(c.dir());
+  const GateResult r = run_gate(o);
+  EXPECT_FALSE(r.passed());
+  EXPECT_EQ(r.fresh(), std::set<std::string>{kMulSignature});
+  EXPECT_FALSE(r.cases[0].passed());
+  EXPECT_TRUE(r.cases[1].passed());  // exp has no mul
+  o.baseline = {kMulSignature, "timeout|O3|codegen|never seen"};
+  const GateResult known = run_gate(o);
+  EXPECT_TRUE(known.passed());
+  EXPECT_EQ(known.cases[0].known, std::vector<std::string>{kMulSignature});
+  EXPECT_EQ(known.absent(o.baseline), std::set<std::string>{"timeout|O3|codegen|never seen"});
+}
+
+TEST(Gate, ShardsSplitTheCorpus) {
+  TempCorpus c;
+  for (const char* n : {"a.ir", "b.ir", "c.ir"}) c.add(n, std::string("# expect: ok\n") + kMul);
+  GateOptions o = quick(c.dir());
+  o.shard = {1, 2};
+  const GateResult r = run_gate(o);
+  ASSERT_EQ(r.cases.size(), 1u);
+  EXPECT_EQ(fs::path(r.cases[0].name).filename(), "b.ir");
+}
+
+TEST(Gate, SeedsAreCheckedInBatches) {
+  GateOptions o = quick("");
+  o.check.bindings.clear();
+  o.check.random_bindings = 0;
+  o.first_seed = 3;
+  o.last_seed = 9;
+  o.seeds_bounded = true;
+  o.batch = 3;
+  o.out_dir = (fs::temp_directory_path() / fmt::format("gate_seeds.{}", ::getpid())).string();
+  const GateResult r = run_gate(o);
+  fs::remove_all(o.out_dir);
+  EXPECT_EQ(r.programs, 7);
+  ASSERT_EQ(r.cases.size(), 3u);
+  EXPECT_EQ(r.cases[0].name, "seeds 3..5");
+  EXPECT_EQ(r.cases[1].name, "seeds 6..8");
+  EXPECT_EQ(r.cases[2].name, "seeds 9..11");
+}
+
+TEST(Gate, JUnitHasOneCasePerEntryWithEscapedFailures) {
+  GateResult r;
+  GateCase a;
+  a.suite = "corpus";
+  a.name = "corpus/a.ir";
+  a.fresh = {"mismatch|O0|compare|output of <mul> & \"x\""};
+  GateCase b;
+  b.suite = "seeds";
+  b.name = "seeds 0..49";
+  r.cases = {a, b};
+  const std::string xml = gate_junit(r);
+  EXPECT_NE(xml.find("<testsuites name=\"difftest gate\" tests=\"2\" failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"difftest.corpus\" name=\"corpus/a.ir\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("output of &lt;mul&gt; &amp; &quot;x&quot;"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"difftest.seeds\" name=\"seeds 0..49\" time=\"0.000\"/>"), std::string::npos)
+      << xml;
+}
+
+TEST(Gate, BaselinesRoundTripAndMalformedOnesAreLocated) {
+  TempCorpus c;
+  const std::string path = c.dir() + "/baseline.json";
+  write_baseline(path, {"b|x", "a|y"});
+  EXPECT_EQ(read_baseline(path), (std::set<std::string>{"a|y", "b|x"}));
+  const std::string bad = c.add("bad.json", "{\n  \"signatures\": [\"a\",\n  oops]\n}\n");
+  try {
+    read_baseline(bad);
+    ADD_FAILURE() << "a malformed baseline was read";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json:3:3: error[syntax]: not valid JSON"), std::string::npos) << e.what();
+  }
+  const std::string wrong = c.add("wrong.json", "{\"signatures\": [1]}");
+  EXPECT_THROW(read_baseline(wrong), UserError);
+}
+
+}  // namespace
+}  // namespace difftest::oracle
