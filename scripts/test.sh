@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: set up and build (scripts/setup.sh), run every test, then build the
+# The whole test suite: set up and build (scripts/setup.sh), run every test, run `difftest gate`
+# (corpus + seeds clean, and failing with a few faults on: scripts/gate_faults.sh), then build the
 # tests with AddressSanitizer + UndefinedBehaviorSanitizer and run them again. The sanitizer run
 # runs every test, with its long campaigns cut to a quarter (RapidCheck's max_success and
 # DIFFTEST_TEST_SCALE, see tests/support/campaign_size.h) to fit CI's time budget. No test should
@@ -11,6 +12,12 @@ start=$(date +%s)
 echo "release build ready after $(( $(date +%s) - start )) s"
 ctest --test-dir build --output-on-failure --timeout 900 -j 2
 echo "release tests done after $(( $(date +%s) - start )) s"
+# The gate as a compiler repository's CI would run it: the corpus plus a short seed range must
+# pass on the clean compiler, and it must fail with a rotating sample of faults on.
+mkdir -p build/gate
+./build/difftest gate --seeds 0..99 --budget 120 --jobs 2 --timeout 60 --out build/gate \
+  --junit build/gate/junit.xml --json build/gate/gate.json
+echo "gate done after $(( $(date +%s) - start )) s"
 ./scripts/setup.sh --sanitize
 echo "sanitizer build ready after $(( $(date +%s) - start )) s"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
