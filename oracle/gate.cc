@@ -45,12 +45,13 @@ GateCase check_entry(const std::string& file, const GateOptions& o) {
   GateCase c;
   c.suite = "corpus";
   c.name = file;
-  const Verdict clean = check_program(e.program, o.check);
+  const CheckOptions& check = o.campaign.check;
+  const Verdict clean = check_program(e.program, check);
   for (const auto& s : failure_signatures(clean)) sort_into(c, s, o);
   c.detail = fmt::format("{} variants: {}", clean.variants.size(), verdict_kind_name(clean.overall()));
   if (!e.faults.empty()) {
     const faults::ScopedFaults on(e.faults);
-    const std::vector<std::string> shown = failure_signatures(check_program(e.program, o.check));
+    const std::vector<std::string> shown = failure_signatures(check_program(e.program, check));
     const bool detected = std::find(shown.begin(), shown.end(), e.expect) != shown.end();
     c.detail += fmt::format("; with {}: {}", fmt::join(e.faults, ", "),
                             shown.empty() ? std::string("no failure") : fmt::format("{}", fmt::join(shown, "; ")));
@@ -61,17 +62,7 @@ GateCase check_entry(const std::string& file, const GateOptions& o) {
 }
 
 void run_seeds(const GateOptions& o, GateResult& r) {
-  CampaignOptions c;
-  c.first_seed = o.first_seed;
-  c.last_seed = o.last_seed;
-  c.unbounded = !o.seeds_bounded;
-  c.time_limit = o.budget_seconds;
-  c.jobs = o.jobs;
-  c.shard = o.shard;
-  c.check = o.check;
-  c.generator = o.generator;
-  c.faults = o.faults;
-  c.out_dir = (fs::path(o.out_dir) / "campaign").string();
+  const CampaignOptions& c = o.campaign;
   fs::remove_all(c.out_dir);  // the gate's own directory: every run starts afresh
   const CampaignSummary s = run_campaign(c);
   r.programs = s.status.done;
@@ -80,7 +71,7 @@ void run_seeds(const GateOptions& o, GateResult& r) {
   std::map<uint64_t, std::map<std::string, int64_t>> kinds;
   for (const auto& rec : read_campaign_journal(c.out_dir)) {
     const uint64_t seed = rec.at("seed").get<uint64_t>();
-    const uint64_t k = (seed - o.first_seed) / static_cast<uint64_t>(std::max(1, o.batch));
+    const uint64_t k = (seed - c.first_seed) / static_cast<uint64_t>(o.batch);
     GateCase& b = batches[k];
     ++kinds[k][rec.value("verdict", "?")];
     if (rec.contains("signature")) sort_into(b, rec.at("signature").get<std::string>(), o);
@@ -89,7 +80,7 @@ void run_seeds(const GateOptions& o, GateResult& r) {
     }
   }
   for (auto& [k, b] : batches) {
-    const uint64_t lo = o.first_seed + k * static_cast<uint64_t>(o.batch);
+    const uint64_t lo = c.first_seed + k * static_cast<uint64_t>(o.batch);
     b.suite = "seeds";
     b.name = fmt::format("seeds {}..{}", lo, lo + static_cast<uint64_t>(o.batch) - 1);
     std::vector<std::string> counts;
@@ -137,10 +128,10 @@ GateResult run_gate(const GateOptions& o) {
   if (!o.corpus.empty()) {
     const std::vector<std::string> files = corpus_files(o.corpus);
     for (size_t i = 0; i < files.size(); ++i) {
-      if (i % o.shard.count == o.shard.index) r.cases.push_back(check_entry(files[i], o));
+      if (i % o.campaign.shard.count == o.campaign.shard.index) r.cases.push_back(check_entry(files[i], o));
     }
   }
-  if (o.seeds_bounded || o.budget_seconds > 0) run_seeds(o, r);
+  if (o.runs_seeds()) run_seeds(o, r);
   for (const auto& c : r.cases) {
     r.seen.insert(c.fresh.begin(), c.fresh.end());
     r.seen.insert(c.known.begin(), c.known.end());

@@ -22,19 +22,13 @@
 namespace difftest::oracle {
 
 struct GateOptions {
-  std::string corpus;              // a directory or one .ir file; "" for none
-  uint64_t first_seed = 0;
-  uint64_t last_seed = 0;          // inclusive, when seeds_bounded
-  bool seeds_bounded = false;      // else seeds from first_seed until the budget
-  double budget_seconds = 0;       // for the seeds; 0: no seeds (unless seeds_bounded)
+  std::string corpus;  // a directory or one .ir file; "" for none
+  // The seeds, checks, faults, jobs and shard (of the corpus entries too); its out_dir is
+  // recreated on every run. No seeds when it is unbounded without a time limit.
+  CampaignOptions campaign;
   int batch = 50;                  // seeds per JUnit test case
-  int jobs = 1;
-  Shard shard;                     // of the corpus entries and of the seeds
-  std::string out_dir;             // the campaign's journal and reproducers go to OUT/campaign
   std::set<std::string> baseline;  // known failure signatures
-  CheckOptions check = default_check_options();
-  GeneratorOptions generator;
-  std::vector<std::string> faults;  // enabled in this process for everything (recorded)
+  bool runs_seeds() const { return !campaign.unbounded || campaign.time_limit > 0; }
 };
 
 struct GateCase {

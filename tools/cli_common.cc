@@ -28,6 +28,23 @@ difftest::GeneratorOptions generator_options(const std::string& weights) {
   return g;
 }
 
+oracle::CampaignOptions campaign_options(const CheckFlags& check, const SeedFlags& seeds, const std::string& time_flag) {
+  oracle::CampaignOptions o;
+  o.check = check_options(check);
+  o.faults = faults::enabled_faults();
+  o.generator = generator_options(check.weights);
+  if (seeds.seeds.empty()) {
+    o.unbounded = true;
+  } else {
+    std::tie(o.first_seed, o.last_seed) = oracle::parse_seed_range(seeds.seeds, "--seeds");
+  }
+  if (seeds.time < 0) throw UserError(ErrorKind::Usage, time_flag + ": must not be negative");
+  o.time_limit = seeds.time;
+  o.jobs = seeds.jobs;
+  o.shard = oracle::parse_shard(seeds.shard, "--shard");
+  return o;
+}
+
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   size_t at = 0;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fuzz/generator.h"
+#include "oracle/campaign.h"
 #include "oracle/check.h"
 
 namespace difftest::cli {
@@ -35,6 +36,15 @@ oracle::CheckOptions check_options(const CheckFlags& f);
 // The generator's options with --weights applied (UserError naming the flag when malformed).
 GeneratorOptions generator_options(const std::string& weights);
 
+// What fuzz and gate share: the checks and faults (turned on), the generator, `--seeds A..B`
+// (empty: unbounded, from 0), `--time`/`--budget` SECONDS, --jobs and --shard.
+struct SeedFlags {
+  std::string seeds, shard = "0/1";
+  double time = 0;
+  int jobs = 1;
+};
+oracle::CampaignOptions campaign_options(const CheckFlags& check, const SeedFlags& seeds, const std::string& time_flag);
+
 // difftest reduce / difftest bisect (tools/reduce_commands.cc).
 struct ReduceFlags {
   std::string file, out_dir, bind;
@@ -49,9 +59,9 @@ int run_bisect(ReduceFlags f);
 // difftest gate (tools/gate_command.cc).
 struct GateFlags {
   CheckFlags check;
-  std::string corpus = "corpus", seeds, shard = "0/1", baseline, junit, json, out = "difftest-gate";
-  double budget = 0;
-  int batch = 50, jobs = 1;
+  SeedFlags seeds;  // its time is --budget
+  std::string corpus = "corpus", baseline, junit, json, out = "difftest-gate";
+  int batch = 50;
   bool update_baseline = false;
 };
 void add_gate_flags(CLI::App* app, GateFlags& f);

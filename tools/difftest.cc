@@ -68,9 +68,8 @@ int run_generate(uint64_t seed, const std::string& weights) {
 
 struct FuzzFlags {
   CheckFlags check;
-  std::string seeds, shard = "0/1", out = "difftest-fuzz";
-  double time = 0;
-  int jobs = 1;
+  SeedFlags seeds;
+  std::string out = "difftest-fuzz";
   bool resume = false;
   bool reduce = false;
   double reduce_time = 300;
@@ -78,21 +77,11 @@ struct FuzzFlags {
 
 int run_fuzz(const FuzzFlags& f) {
   namespace oracle = difftest::oracle;
-  oracle::CampaignOptions o;
-  o.check = check_options(f.check);
-  o.faults = difftest::faults::enabled_faults();
-  o.generator = generator_options(f.check.weights);
-  if (f.seeds.empty()) {
-    if (!(f.time > 0)) throw difftest::UserError(difftest::ErrorKind::Usage, "fuzz: give --seeds A..B or --time SECONDS");
-    o.unbounded = true;
-  } else {
-    std::tie(o.first_seed, o.last_seed) = oracle::parse_seed_range(f.seeds, "--seeds");
+  if (f.seeds.seeds.empty() && !(f.seeds.time > 0)) {
+    throw difftest::UserError(difftest::ErrorKind::Usage, "fuzz: give --seeds A..B or --time SECONDS");
   }
-  if (f.time < 0) throw difftest::UserError(difftest::ErrorKind::Usage, "--time: must be positive");
-  o.time_limit = f.time;
-  o.jobs = f.jobs;
+  oracle::CampaignOptions o = campaign_options(f.check, f.seeds, "--time");
   o.out_dir = f.out;
-  o.shard = oracle::parse_shard(f.shard, "--shard");
   o.resume = f.resume;
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   const auto summary = oracle::run_campaign(o, [&](const oracle::CampaignStatus& s) {
@@ -103,7 +92,7 @@ int run_fuzz(const FuzzFlags& f) {
   fmt::print("journal: {}/journal.jsonl  summary: {}/summary.json\n", f.out, f.out);
   if (f.reduce && !summary.failures.empty()) {
     difftest::fuzz::ReduceOptions ro;
-    ro.jobs = f.jobs;
+    ro.jobs = f.seeds.jobs;
     ro.time_limit = f.reduce_time;
     const auto reductions = oracle::reduce_campaign_failures(summary, o, ro, [](const oracle::FailureClass& c) {
       fmt::print(stderr, "reducing {} (seed {})\n", c.signature, c.first_seed);
@@ -389,11 +378,11 @@ int main(int argc, char** argv) {
 
   auto* fuzz = app.add_subcommand("fuzz", "run a campaign: many seeds, a journal, each distinct failure saved once");
   FuzzFlags ff;
-  fuzz->add_option("--seeds", ff.seeds, "the seeds A..B (inclusive)");
-  fuzz->add_option("--time", ff.time, "stop after SECONDS (with --seeds: whichever comes first)");
-  fuzz->add_option("--jobs", ff.jobs, "worker processes (default 1)");
+  fuzz->add_option("--seeds", ff.seeds.seeds, "the seeds A..B (inclusive)");
+  fuzz->add_option("--time", ff.seeds.time, "stop after SECONDS (with --seeds: whichever comes first)");
+  fuzz->add_option("--jobs", ff.seeds.jobs, "worker processes (default 1)");
   fuzz->add_option("--out", ff.out, "directory for journal.jsonl, summary.json and failures/ (default difftest-fuzz)");
-  fuzz->add_option("--shard", ff.shard, "i/N: only the seeds with seed % N == i");
+  fuzz->add_option("--shard", ff.seeds.shard, "i/N: only the seeds with seed % N == i");
   fuzz->add_flag("--resume", ff.resume, "continue the campaign journaled in --out");
   fuzz->add_flag("--reduce", ff.reduce, "at the end, reduce every distinct failure into failures/*/reduced/");
   fuzz->add_option("--reduce-time", ff.reduce_time, "with --reduce: seconds for each failure (default 300)")

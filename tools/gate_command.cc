@@ -12,11 +12,11 @@ namespace difftest::cli {
 
 void add_gate_flags(CLI::App* app, GateFlags& f) {
   app->add_option("--corpus", f.corpus, "corpus directory or .ir file (default corpus/; none: no corpus)");
-  app->add_option("--seeds", f.seeds, "the seeds A..B (default: from 0 until --budget runs out)");
-  app->add_option("--budget", f.budget, "seconds for the seeds (default 0: corpus only unless --seeds)");
-  app->add_option("--batch", f.batch, "seeds per JUnit test case (default 50)");
-  app->add_option("--jobs", f.jobs, "campaign worker processes (default 1)");
-  app->add_option("--shard", f.shard, "i/N: only corpus entries i, i+N, ... and seeds with seed % N == i");
+  app->add_option("--seeds", f.seeds.seeds, "the seeds A..B (default: from 0 until --budget runs out)");
+  app->add_option("--budget", f.seeds.time, "seconds for the seeds (default 0: corpus only unless --seeds)");
+  app->add_option("--batch", f.batch, "seeds per JUnit test case (default 50)")->check(CLI::PositiveNumber);
+  app->add_option("--jobs", f.seeds.jobs, "campaign worker processes (default 1)");
+  app->add_option("--shard", f.seeds.shard, "i/N: only corpus entries i, i+N, ... and seeds with seed % N == i");
   app->add_option("--baseline", f.baseline, "JSON file of known failure signatures (absent: none are known)");
   app->add_flag("--update-baseline", f.update_baseline, "write every signature seen to --baseline and pass");
   app->add_option("--junit", f.junit, "write JUnit XML here");
@@ -28,24 +28,14 @@ void add_gate_flags(CLI::App* app, GateFlags& f) {
 
 int run_gate(const GateFlags& f) {
   namespace oracle = difftest::oracle;
-  oracle::GateOptions o;
-  o.check = check_options(f.check);
-  o.faults = difftest::faults::enabled_faults();
-  o.generator = generator_options(f.check.weights);
-  o.corpus = f.corpus == "none" ? "" : f.corpus;
-  if (!f.seeds.empty()) {
-    std::tie(o.first_seed, o.last_seed) = oracle::parse_seed_range(f.seeds, "--seeds");
-    o.seeds_bounded = true;
-  }
-  if (f.budget < 0) throw difftest::UserError(difftest::ErrorKind::Usage, "--budget: must not be negative");
-  o.budget_seconds = f.budget;
-  o.batch = f.batch;
-  o.jobs = f.jobs;
-  o.shard = oracle::parse_shard(f.shard, "--shard");
-  o.out_dir = f.out;
   if (f.update_baseline && f.baseline.empty()) {
     throw difftest::UserError(difftest::ErrorKind::Usage, "--update-baseline needs --baseline FILE");
   }
+  oracle::GateOptions o;
+  o.corpus = f.corpus == "none" ? "" : f.corpus;
+  o.campaign = campaign_options(f.check, f.seeds, "--budget");
+  o.campaign.out_dir = (std::filesystem::path(f.out) / "campaign").string();
+  o.batch = f.batch;
   // --update-baseline may create the file; otherwise a named baseline must exist.
   if (!f.baseline.empty() && !(f.update_baseline && !std::filesystem::exists(f.baseline))) {
     o.baseline = oracle::read_baseline(f.baseline);

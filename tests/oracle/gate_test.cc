@@ -55,12 +55,14 @@ const char* kExp = R"(program @exp(n: 1..8) {
 GateOptions quick(const std::string& corpus) {
   GateOptions o;
   o.corpus = corpus;
-  o.check.pipelines = {"O0"};
-  o.check.random_orders = 0;
-  o.check.cross_checks.clear();
-  o.check.specialize = false;
-  o.check.bindings = {{{"n", 3}}};
-  o.check.limits.timeout_seconds = 60;
+  o.campaign.unbounded = true;  // and no time: no seeds
+  CheckOptions& check = o.campaign.check;
+  check.pipelines = {"O0"};
+  check.random_orders = 0;
+  check.cross_checks.clear();
+  check.specialize = false;
+  check.bindings = {{{"n", 3}}};
+  check.limits.timeout_seconds = 60;
   return o;
 }
 
@@ -157,7 +159,7 @@ TEST(Gate, ShardsSplitTheCorpus) {
   TempCorpus c;
   for (const char* n : {"a.ir", "b.ir", "c.ir"}) c.add(n, std::string("# expect: ok\n") + kMul);
   GateOptions o = quick(c.dir());
-  o.shard = {1, 2};
+  o.campaign.shard = {1, 2};
   const GateResult r = run_gate(o);
   ASSERT_EQ(r.cases.size(), 1u);
   EXPECT_EQ(fs::path(r.cases[0].name).filename(), "b.ir");
@@ -165,15 +167,15 @@ TEST(Gate, ShardsSplitTheCorpus) {
 
 TEST(Gate, SeedsAreCheckedInBatches) {
   GateOptions o = quick("");
-  o.check.bindings.clear();
-  o.check.random_bindings = 0;
-  o.first_seed = 3;
-  o.last_seed = 9;
-  o.seeds_bounded = true;
+  o.campaign.check.bindings.clear();
+  o.campaign.check.random_bindings = 0;
+  o.campaign.unbounded = false;
+  o.campaign.first_seed = 3;
+  o.campaign.last_seed = 9;
   o.batch = 3;
-  o.out_dir = (fs::temp_directory_path() / fmt::format("gate_seeds.{}", ::getpid())).string();
+  o.campaign.out_dir = (fs::temp_directory_path() / fmt::format("gate_seeds.{}", ::getpid())).string();
   const GateResult r = run_gate(o);
-  fs::remove_all(o.out_dir);
+  fs::remove_all(o.campaign.out_dir);
   EXPECT_EQ(r.programs, 7);
   ASSERT_EQ(r.cases.size(), 3u);
   EXPECT_EQ(r.cases[0].name, "seeds 3..5");
