@@ -448,6 +448,22 @@ bool Builder::twin() {
   return call(name, std::move(args), attrs);
 }
 
+bool Builder::constant_subexpression() {
+  std::vector<std::string> ops;
+  for (const char* op : {"add", "sub", "mul", "floor_divide", "floor_mod", "maximum", "minimum"}) {
+    const auto w = o_.weights.find(op);
+    if (w == o_.weights.end() || w->second > 0) ops.push_back(op);  // weight 0 never picks the op
+  }
+  if (ops.empty()) return false;
+  const DType t = c_.chance(1, 2) ? int_dtype() : float_dtype();
+  std::vector<sym::Expr> shape = {sym::Expr(const_dim())};
+  if (c_.chance(1, 2)) shape.push_back(sym::Expr(const_dim()));
+  const std::string op = c_.pick(ops);
+  const Value a = constant(TensorType{t, shape});
+  const Value b = constant(TensorType{t, shape});
+  return call(op, {a, b}, {});
+}
+
 bool Builder::call(const std::string& name, std::vector<Value> args, const AttrList& attrs) {
   const OpDef* op = OpRegistry::get().find(name);
   DT_CHECK(op != nullptr, fmt::format("generator recipe for unknown op {}", name));

@@ -62,6 +62,9 @@ class Builder {
   // operands with that attribute flipped (a matmul whose flip does not infer is re-emitted
   // first with a fresh square right operand). Returns whether it emitted one.
   bool twin();
+  // Emits an elementwise binary op (arithmetic, floor division and modulo, min/max) on two
+  // fresh constants of one small static shape, integers half the time. Returns whether it did.
+  bool constant_subexpression();
   AttrValue acc_for(DType t);
   int64_t axis_of(int rank);
 

@@ -73,8 +73,9 @@ Program generate_program(ChoiceSource& choices, const GeneratorOptions& options)
     const std::string& name = names[choices.weighted(weights)];
     if (fuzz::recipes().at(name)(b, name)) ++made;
   }
-  // Drawn last, so that the program before the twin is the one the seed made without it.
+  // Drawn last, so that the program before them is the one the seed made without them.
   if (choices.chance(options.twin_percent, 100)) b.twin();
+  if (choices.chance(options.constant_percent, 100)) b.constant_subexpression();
   return b.finish("gen");
 }
 

@@ -35,6 +35,9 @@ struct GeneratorOptions {
   // Programs that end with a near twin of one of their calls (Builder::twin): the same op and
   // operands with one boolean attribute flipped, which CommonSubexprElimination must not merge.
   uint32_t twin_percent = 30;
+  // Programs that end with an elementwise binary op on two fresh constants (Builder::
+  // constant_subexpression): a constant subgraph for FoldConstant to evaluate.
+  uint32_t constant_percent = 30;
 };
 
 // Every op in the registry with its default weight.

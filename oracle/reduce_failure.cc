@@ -76,9 +76,11 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
   }
   pipeline::Pipeline minimal = failing.pipeline;
   minimal.passes = r.culprit.minimal_passes;
-  // The culprit's application number in the minimal list: the limit just below it must not fail.
+  // The culprit's application number in the minimal list: the limit just below it must not
+  // fail. A pass listed twice (random orders repeat passes) counts from its first application,
+  // the one bisection found (shrinking the list keeps it the first failing one).
   int culprit_at = 0;
-  for (size_t i = 0; i < minimal.passes.size() && r.culprit.application > 0; ++i) {
+  for (size_t i = 0; i < minimal.passes.size() && r.culprit.application > 0 && culprit_at == 0; ++i) {
     if (minimal.passes[i] == r.culprit.pass) culprit_at = static_cast<int>(i) + 1;
   }
   std::atomic<int> calls{0};

@@ -98,6 +98,31 @@ INSTANTIATE_TEST_SUITE_P(Faults, ReduceFault,
                            return n;
                          });
 
+// Random pass orders repeat passes. With the culprit listed twice, the reduction must count from
+// its first application (the one bisection found): else the limit "just before the culprit"
+// already includes it, fails, and no candidate is ever accepted.
+TEST(ReduceFault, ACulpritListedTwiceCountsFromItsFirstApplication) {
+  const faults::ScopedFaults on({"schedule-reduction-tail"});
+  const Program p = parse_program(R"(program @twice() {
+  %a: f32[2, 37] = param
+  %b: f32[2, 37] = neg(%a)
+  %s: f32[2] = sum(%b, axes=[1])
+  return %s
+}
+)",
+                                  "twice.ir");
+  CheckOptions options = options_for("O0");
+  options.pipelines.clear();
+  options.custom = {pipeline::Pipeline{"custom", {"LegalizeOps", "ScheduleReduction", "ScheduleReduction"}, 2}};
+  const auto failing = first_failing_run(p, options);
+  ASSERT_TRUE(failing);
+  ASSERT_EQ(failing->verdict.kind, VerdictKind::Mismatch) << failing->verdict.message;
+  const ReductionReport r = reduce_failure(p, *failing, options, {}, "");
+  EXPECT_EQ(r.culprit.pass, "ScheduleReduction") << format_culprit(r.culprit);
+  EXPECT_EQ(r.reduced.program.num_calls(), 1u) << print(r.reduced.program);  // the sum alone
+  EXPECT_EQ(r.reduced_failure.kind, VerdictKind::Mismatch);
+}
+
 // mul-drops-tail gives a mismatch; codegen-stuck-loop hangs a kernel that is exp alone. At O2
 // the exp is fused with the mul, so the program is a mismatch; bypassing the mul would leave a
 // lone exp kernel that times out (at O3 a lone exp is unrolled: no loop to hang). The
