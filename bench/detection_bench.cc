@@ -4,7 +4,7 @@
 // fault's pass; then the clean compiler over the same campaigns (false alarms). A measurement:
 // it prints a markdown table (and writes JSON), it asserts nothing.
 //   build/bench/detection_bench [--faults a,b] [--starts 0,100000,200000] [--budget 120]
-//                               [--jobs 2] [--reduce-time 120] [--no-reduce] [--json FILE]
+//                               [--jobs 2] [--reduce-time 120] [--no-reduce] [--json FILE] [--keep DIR]
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   namespace oracle = difftest::oracle;
   oracle::DetectionOptions o;
   std::vector<std::string> names;
-  std::string json_path;
+  std::string json_path, keep;
   bool no_reduce = false;
   CLI::App app{"difftest detection benchmark"};
   app.add_option("--faults", names, "faults to measure (default: the whole catalog)")->delimiter(',');
@@ -29,12 +29,14 @@ int main(int argc, char** argv) {
   app.add_option("--reduce-time", o.reduce_seconds, "seconds per reduction");
   app.add_flag("--no-reduce", no_reduce, "do not reduce the first failures");
   app.add_option("--json", json_path, "also write the results as JSON");
+  app.add_option("--keep", keep, "keep the campaigns and reductions in DIR (default: a temporary directory, removed)");
   CLI11_PARSE(app, argc, argv);
   o.reduce = !no_reduce;
   if (names.empty()) {
     for (const auto& f : difftest::faults::all_faults()) names.push_back(f.name);
   }
-  const auto dir = std::filesystem::temp_directory_path() / fmt::format("detection_bench.{}", ::getpid());
+  const auto dir = keep.empty() ? std::filesystem::temp_directory_path() / fmt::format("detection_bench.{}", ::getpid())
+                                : std::filesystem::path(keep);
   o.work_dir = dir.string();
   auto progress = [](const std::string& what) {
     return [what](const oracle::DetectionRun& r) {
@@ -47,7 +49,7 @@ int main(int argc, char** argv) {
   std::vector<oracle::FaultDetection> results;
   for (const auto& name : names) results.push_back(oracle::detect_fault(name, o, progress(name)));
   const oracle::FaultDetection clean = oracle::detect_fault("", o, progress("(clean compiler)"));
-  std::filesystem::remove_all(dir);
+  if (keep.empty()) std::filesystem::remove_all(dir);
   fmt::print("{}", oracle::detection_markdown(results, clean, o));
   if (!json_path.empty()) {
     std::ofstream(json_path) << oracle::detection_json(results, clean, o).dump(2) << "\n";

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "compiler/ir/printer.h"
+#include "compiler/ir/sym_simplify.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
 
@@ -153,6 +154,14 @@ Candidates remove_outputs(const Spec& s, const Program&) {
     c.outputs.erase(c.outputs.begin() + static_cast<std::ptrdiff_t>(i));
     out.push_back(std::move(c));
   }
+  // Every output of one multi-result call at once: dropping them one by one leaves the call in
+  // place until the last goes, so no single drop is strictly smaller.
+  for (const auto& it : s.items) {
+    if (it.results.size() < 2) continue;
+    Spec c = s;
+    std::erase_if(c.outputs, [&](const auto& o) { return std::find(it.results.begin(), it.results.end(), o) != it.results.end(); });
+    if (!c.outputs.empty() && c.outputs.size() + 1 < s.outputs.size()) out.push_back(std::move(c));
+  }
   for (size_t i = 0; i < s.outputs.size(); ++i) {
     for (const auto& it : s.items) {
       if (it.kind != BindingKind::Call || std::find(it.results.begin(), it.results.end(), s.outputs[i]) == it.results.end()) {
@@ -199,8 +208,9 @@ Candidates bypass_calls(const Spec& s, const Program& p) {
   return out;
 }
 
+// Simplified, so that `2*m` with m = 1 prints as 2, not 2*1.
 sym::Expr fixed(const sym::Expr& e, const std::string& dim, int64_t value) {
-  return sym::substitute(e, std::map<std::string, sym::Expr>{{dim, sym::Expr::constant(value)}});
+  return sym::simplify(sym::substitute(e, std::map<std::string, sym::Expr>{{dim, sym::Expr::constant(value)}}));
 }
 
 AttrValue fixed(const AttrValue& v, const std::string& dim, int64_t value) {

@@ -11,6 +11,8 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/pipeline/pass_manager.h"
+#include "reference/inputs.h"
 #include "oracle/verdict.h"
 
 namespace difftest::oracle {
@@ -41,7 +43,7 @@ CorpusEntry read_corpus_entry(const std::string& path) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CorpusEntry e;
   e.file = path;
-  SourceLoc expect_at;
+  SourceLoc expect_at, bind_at;
   std::istringstream lines(text);
   std::string line;
   for (int row = 1; std::getline(lines, line); ++row) {
@@ -67,6 +69,26 @@ CorpusEntry read_corpus_entry(const std::string& path) {
       }
       e.expect = value;
       expect_at = at;
+    } else if (key == "passes" || key == "llvm" || key == "fma" || key == "bind") {
+      try {
+        if (!e.pipeline) e.pipeline = pipeline::Pipeline{"custom", {}, 0};
+        if (key == "passes") {
+          e.pipeline->passes = pipeline::parse_pass_list(value, "# passes");
+        } else if (key == "llvm") {
+          if (value.size() != 1 || value[0] < '0' || value[0] > '3') {
+            throw UserError(ErrorKind::Syntax, fmt::format("'# llvm: {}' is not an LLVM level 0..3", value));
+          }
+          e.pipeline->llvm_opt_level = value[0] - '0';
+        } else if (key == "fma") {
+          if (value != "on" && value != "off") throw UserError(ErrorKind::Syntax, "'# fma:' is on or off");
+          e.pipeline->fma_contraction = value == "on";
+        } else {
+          e.binding = reference::parse_binding(value, "# bind");
+          bind_at = at;
+        }
+      } catch (const UserError& err) {
+        throw err.located(at);
+      }
     } else if (key == "fault") {
       const auto& known = faults::all_faults();
       if (std::none_of(known.begin(), known.end(), [&](const faults::FaultInfo& f) { return f.name == value; })) {
@@ -85,9 +107,30 @@ CorpusEntry read_corpus_entry(const std::string& path) {
                                      : "an entry with '# fault:' lines must expect the signature they cause, not ok",
                     expect_at);
   }
+  if (e.pipeline && e.pipeline->passes.empty()) {
+    throw UserError(ErrorKind::Syntax, "'# llvm:', '# fma:' need the '# passes:' they apply to", expect_at);
+  }
   e.program = parse_program(text, path);
   verify(e.program);
+  if (e.binding) {
+    try {
+      e.binding = reference::resolve_binding(e.program, *e.binding, nullptr);
+    } catch (const UserError& err) {
+      throw err.located(bind_at);
+    }
+  }
   return e;
+}
+
+CheckOptions entry_checks(const CorpusEntry& e, CheckOptions base) {
+  if (e.pipeline) base.custom.push_back(*e.pipeline);
+  if (e.binding) {
+    if (base.bindings.empty()) base.bindings = default_bindings(e.program, base.random_bindings);
+    if (std::find(base.bindings.begin(), base.bindings.end(), *e.binding) == base.bindings.end()) {
+      base.bindings.push_back(*e.binding);
+    }
+  }
+  return base;
 }
 
 std::vector<std::string> corpus_files(const std::string& dir_or_file) {

@@ -45,7 +45,7 @@ GateCase check_entry(const std::string& file, const GateOptions& o) {
   GateCase c;
   c.suite = "corpus";
   c.name = file;
-  const CheckOptions& check = o.campaign.check;
+  const CheckOptions check = entry_checks(e, o.campaign.check);
   const Verdict clean = check_program(e.program, check);
   for (const auto& s : failure_signatures(clean)) sort_into(c, s, o);
   c.detail = fmt::format("{} variants: {}", clean.variants.size(), verdict_kind_name(clean.overall()));
@@ -128,10 +128,12 @@ GateResult run_gate(const GateOptions& o) {
   if (!o.corpus.empty()) {
     const std::vector<std::string> files = corpus_files(o.corpus);
     for (size_t i = 0; i < files.size(); ++i) {
-      if (i % o.campaign.shard.count == o.campaign.shard.index) r.cases.push_back(check_entry(files[i], o));
+      if (i % o.campaign.shard.count != o.campaign.shard.index) continue;
+      r.cases.push_back(check_entry(files[i], o));
+      if (o.fail_fast && !r.cases.back().passed()) break;
     }
   }
-  if (o.runs_seeds()) run_seeds(o, r);
+  if (o.runs_seeds() && !(o.fail_fast && !r.fresh().empty())) run_seeds(o, r);
   for (const auto& c : r.cases) {
     r.seen.insert(c.fresh.begin(), c.fresh.end());
     r.seen.insert(c.known.begin(), c.known.end());

@@ -28,6 +28,7 @@ struct GateOptions {
   CampaignOptions campaign;
   int batch = 50;                  // seeds per JUnit test case
   std::set<std::string> baseline;  // known failure signatures
+  bool fail_fast = false;          // stop at the first case with a new signature
   bool runs_seeds() const { return !campaign.unbounded || campaign.time_limit > 0; }
 };
 

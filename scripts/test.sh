@@ -17,6 +17,7 @@ echo "release tests done after $(( $(date +%s) - start )) s"
 mkdir -p build/gate
 ./build/difftest gate --seeds 0..99 --budget 120 --jobs 2 --timeout 60 --out build/gate \
   --junit build/gate/junit.xml --json build/gate/gate.json
+./scripts/gate_faults.sh ./build/difftest 3
 echo "gate done after $(( $(date +%s) - start )) s"
 ./scripts/setup.sh --sanitize
 echo "sanitizer build ready after $(( $(date +%s) - start )) s"

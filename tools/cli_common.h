@@ -62,7 +62,7 @@ struct GateFlags {
   SeedFlags seeds;  // its time is --budget
   std::string corpus = "corpus", baseline, junit, json, out = "difftest-gate";
   int batch = 50;
-  bool update_baseline = false;
+  bool update_baseline = false, fail_fast = false;
 };
 void add_gate_flags(CLI::App* app, GateFlags& f);
 int run_gate(const GateFlags& f);

@@ -22,6 +22,7 @@ void add_gate_flags(CLI::App* app, GateFlags& f) {
   app->add_option("--junit", f.junit, "write JUnit XML here");
   app->add_option("--json", f.json, "write the result as JSON here");
   app->add_option("--out", f.out, "directory for the seed campaign (default difftest-gate)");
+  app->add_flag("--fail-fast", f.fail_fast, "stop at the first corpus entry with a new signature");
   app->add_option("--weights", f.check.weights, "op weights for the generator, e.g. exp=0,matmul=40");
   add_check_flags(app, f.check, false);
 }
@@ -36,6 +37,7 @@ int run_gate(const GateFlags& f) {
   o.campaign = campaign_options(f.check, f.seeds, "--budget");
   o.campaign.out_dir = (std::filesystem::path(f.out) / "campaign").string();
   o.batch = f.batch;
+  o.fail_fast = f.fail_fast;
   // --update-baseline may create the file; otherwise a named baseline must exist.
   if (!f.baseline.empty() && !(f.update_baseline && !std::filesystem::exists(f.baseline))) {
     o.baseline = oracle::read_baseline(f.baseline);

@@ -63,6 +63,23 @@ TEST(Reduce, KeepsOnlyWhatThePredicateNeeds) {
   EXPECT_EQ(after.elements, 2) << "exp of a 1-element input: " << print(r.program);
 }
 
+// Dropping the outputs of a split one at a time never makes the program smaller (the split
+// stays until its last output goes), so the reducer must also try dropping them together.
+TEST(Reduce, AMultiResultCallWhoseOutputsAreAllReturnedGoesAsAWhole) {
+  const Program p = parse(R"(program @parts() {
+  %x: f32[4] = param
+  %e: f32[4] = exp(%x)
+  %y: f32[4, 6] = param
+  %a: f32[4, 2], %b: f32[4, 3], %c: f32[4, 1] = split(%y, indices=[2, 5], axis=1)
+  return %e, %a, %b, %c
+}
+)");
+  const Interesting has_exp = [&](const Program& c, const sym::Env&) { return has_op(c, "exp"); };
+  const Reduced r = reduce_program(p, has_exp, ReduceOptions{});
+  EXPECT_FALSE(has_op(r.program, "split")) << print(r.program);
+  EXPECT_EQ(r.program.num_calls(), 1u) << print(r.program);
+}
+
 TEST(Reduce, NothingSmallerIsInterestingLeavesTheProgram) {
   const Program p = parse(kChain);
   const Interesting only_itself = [&](const Program& c, const sym::Env&) { return program_hash(c) == program_hash(p); };
