@@ -1,7 +1,7 @@
 // Campaign throughput: programs per second through the whole oracle (generate, reference with
 // bounds, compile, run, compare) on this machine, with the time per stage and the verdict
 // counts. A measurement, never an assertion.
-//   build/bench/campaign_bench [--seeds A..B] [--jobs J] [--opt O0] [--random-bindings R]
+//   build/bench/campaign_bench [--seeds A..B] [--jobs J] [--opt O0[,O1...]] [--orders N] [--random-bindings R]
 // The stage times are summed inside the workers (per program, over its bindings); with J
 // workers the wall-clock rate is up to J times the single-worker rate.
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 int main(int argc, char** argv) {
   namespace oracle = difftest::oracle;
   std::string seeds = "0..199", opt = "O0";
-  int jobs = 2, random_bindings = 2;
+  int jobs = 2, random_bindings = 2, orders = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--seeds") {
@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
       jobs = std::stoi(value);
     } else if (flag == "--opt") {
       opt = value;
+    } else if (flag == "--orders") {
+      orders = std::stoi(value);
     } else if (flag == "--random-bindings") {
       random_bindings = std::stoi(value);
     } else {
@@ -33,7 +35,13 @@ int main(int argc, char** argv) {
   oracle::CampaignOptions o;
   std::tie(o.first_seed, o.last_seed) = oracle::parse_seed_range(seeds, "--seeds");
   o.jobs = jobs;
-  o.check.pipelines = {opt};
+  o.check.pipelines.clear();
+  for (size_t at = 0; at <= opt.size();) {
+    const size_t comma = std::min(opt.find(',', at), opt.size());
+    o.check.pipelines.push_back(opt.substr(at, comma - at));
+    at = comma + 1;
+  }
+  o.check.random_orders = orders;
   o.check.random_bindings = random_bindings;
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("campaign_bench.{}", ::getpid());
   o.out_dir = dir.string();
@@ -41,7 +49,8 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
   const double n = static_cast<double>(s.checked);
   const double total = s.times.generate + s.times.reference + s.times.compile + s.times.run + s.times.compare;
-  fmt::print("seeds {}  pipeline {}  jobs {}  random bindings {}\n", seeds, opt, jobs, random_bindings);
+  fmt::print("seeds {}  pipelines {}  random orders {}  jobs {}  random bindings {}\n", seeds, opt, orders, jobs,
+             random_bindings);
   fmt::print("{} programs in {:.1f} s wall: {:.2f} programs/s\n\n", s.checked, s.status.elapsed, n / s.status.elapsed);
   fmt::print("| stage | ms per program | share |\n|---|---:|---:|\n");
   for (const auto& [name, ms] : {std::pair{"generate", s.times.generate}, {"reference + bounds", s.times.reference},
