@@ -66,6 +66,10 @@ CampaignReduction reduce_one(const FailureClass& f, const CheckOptions& check, c
     if (failing->verdict.signature() != f.signature) {
       r.note = fmt::format("reduced the program's first single-pipeline failure, {}", failing->verdict.signature());
     }
+    if (!report.reproduces) {
+      r.note += fmt::format("{}the reduced program does not reproduce the failure: {}", r.note.empty() ? "" : "; ",
+                            report.reduced_failure.signature());
+    }
   } catch (const std::exception& e) {
     r.reduced = false;
     r.note = fmt::format("not reduced: {}", e.what());

@@ -67,7 +67,7 @@ void write_outputs(const std::string& dir, const ReductionReport& r, const Check
 ReductionReport reduce_failure(const Program& p, const FailingRun& failing, const CheckOptions& options,
                                fuzz::ReduceOptions reduce_options, const std::string& out_dir) {
   const auto t0 = std::chrono::steady_clock::now();
-  ReductionReport r{p, failing, {}, {p, failing.binding, {}}, {}, faults::enabled_faults(), false, 0, 0};
+  ReductionReport r{p, failing, {}, {p, failing.binding, {}}, {}, false, faults::enabled_faults(), false, 0, 0};
   r.culprit = find_culprit(p, failing.pipeline, failing.binding, options);
   r.oracle_calls = r.culprit.oracle_calls;
   if (!r.culprit.reproduced) {
@@ -85,9 +85,17 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
   }
   std::atomic<int> calls{0};
   const std::string key = r.culprit.key;
+  // A timeout can be the machine's doing (load, a stalled child) rather than the program's: a
+  // candidate counts as timing out only if it does so twice, else a hang bug's reduction could
+  // slip to a program that merely ran slowly once.
+  const bool confirm = key.rfind(std::string(verdict_kind_name(VerdictKind::Timeout)) + "|", 0) == 0;
   const fuzz::Interesting interesting = [&](const Program& candidate, const sym::Env& env) {
     ++calls;
     if (failure_key(check_pipeline(candidate, minimal, env, options)) != key) return false;
+    if (confirm) {
+      ++calls;
+      if (failure_key(check_pipeline(candidate, minimal, env, options)) != key) return false;
+    }
     if (culprit_at == 0) return true;
     pipeline::Pipeline before = minimal;
     before.bisect_limit = culprit_at - 1;
@@ -106,6 +114,7 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
   r.reduced = fuzz::reduce_program(p, interesting, reduce_options);
   r.oracle_calls += calls.load();
   r.reduced_failure = check_pipeline(r.reduced.program, minimal, r.reduced.binding, options);
+  r.reproduces = failure_key(r.reduced_failure) == key;
   ++r.oracle_calls;
   if (!r.faults.empty()) {
     faults::disable_all();
@@ -145,6 +154,7 @@ nlohmann::json report_json(const ReductionReport& r) {
         {"seconds", r.seconds}}},
   };
   if (!r.faults.empty()) j["passes_without_faults"] = r.passes_without_faults;
+  j["reproduces"] = r.reproduces;
   return j;
 }
 

@@ -35,6 +35,7 @@ struct ReductionReport {
   Culprit culprit;              // on the original program
   fuzz::Reduced reduced;
   VariantVerdict reduced_failure;  // the reduced program under the minimal pass list
+  bool reproduces = false;         // ... shows the original's failure key (a final check)
   std::vector<std::string> faults;
   bool passes_without_faults = false;  // with faults injected: the reduced program without them
   int oracle_calls = 0;         // bisection + reduction + final checks

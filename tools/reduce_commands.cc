@@ -82,7 +82,9 @@ int run_reduce(ReduceFlags f) {
              "verdict.json, report.md, repro_tvmscript.py)\n",
              oracle::format_culprit(r.culprit), r.original.num_calls(), r.reduced.program.num_calls(), r.seconds,
              r.oracle_calls, r.reduced.stats.timed_out ? " (time limit reached)" : "",
-             fmt::format("reduced program: {} ({})", r.reduced_failure.signature(), r.reduced_failure.message), out);
+             fmt::format("reduced program: {} ({}){}", r.reduced_failure.signature(), r.reduced_failure.message,
+                         r.reproduces ? "" : "\nWARNING: the reduced program does not reproduce the original failure"),
+             out);
   return kFailure;
 }
 

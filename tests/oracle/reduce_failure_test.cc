@@ -68,6 +68,7 @@ TEST_P(ReduceFault, ReducesToAFewOpsBlamingTheFaultyPass) {
   EXPECT_LT(r.reduced.program.num_calls(), p.num_calls() + (p.num_calls() == 1 ? 1u : 0u));
   EXPECT_EQ(failure_key(r.reduced_failure), r.culprit.key) << r.reduced_failure.message;
   EXPECT_EQ(r.reduced_failure.kind, c.kind);
+  EXPECT_TRUE(r.reproduces);
   EXPECT_TRUE(r.passes_without_faults) << "the reduced program must fail only because of the fault";
   EXPECT_GT(r.oracle_calls, 0);
   for (const char* f : {"repro.ir", "verdict.json", "report.md", "repro_tvmscript.py"}) {
@@ -78,6 +79,7 @@ TEST_P(ReduceFault, ReducesToAFewOpsBlamingTheFaultyPass) {
   const auto verdict = nlohmann::json::parse(read(dir / "verdict.json"));
   EXPECT_EQ(verdict["culprit"]["pass"], c.culprit);
   EXPECT_EQ(verdict["faults"], nlohmann::json::array({c.fault}));
+  EXPECT_EQ(verdict["reproduces"], true);
   EXPECT_NE(read(dir / "report.md").find(c.culprit), std::string::npos);
   fs::remove_all(dir);
 }
@@ -154,6 +156,7 @@ TEST(ReduceNoSlippage, AMismatchDoesNotBecomeATimeout) {
       << "the slippage this test guards against must be possible";
   const ReductionReport r = reduce_failure(p, *failing, options, {}, "");
   EXPECT_EQ(r.reduced_failure.kind, VerdictKind::Mismatch);
+  EXPECT_TRUE(r.reproduces);
   bool has_mul = false;
   for (const auto& b : r.reduced.program.bindings()) has_mul = has_mul || (b.is_call() && b.op().name == "mul");
   EXPECT_TRUE(has_mul) << print(r.reduced.program);
