@@ -6,7 +6,8 @@
 // Steps, in order, each tried on every site: remove an output; bypass a call with a same-typed
 // operand; cut a value into a new parameter; fix a dim variable to its failing value; halve or
 // unit a constant dim everywhere it occurs; reset an attribute to its default; turn a random
-// constant into a splat and an input into a splat constant. After each step unused bindings
+// constant into a splat and an input into a splat constant; cut a float value into a constant
+// splat of 100 (for failures that need large values). After each step unused bindings
 // and params are dropped and every call's result types are inferred again; a candidate that
 // does not type-check or verify is skipped before the predicate sees it. A candidate must be
 // strictly smaller by `ProgramSize` (lexicographic), so reduction terminates.

@@ -125,6 +125,29 @@ TEST(ReduceFault, ACulpritListedTwiceCountsFromItsFirstApplication) {
   EXPECT_EQ(r.reduced_failure.kind, VerdictKind::Mismatch);
 }
 
+// softmax without max subtraction fails only on large logits. A new parameter's generated
+// inputs are small, so only a large constant can replace the scaling that makes them large.
+TEST(ReduceFault, AFailureThatNeedsLargeValuesKeepsThemAsALargeSplat) {
+  const faults::ScopedFaults on({"softmax-no-max-subtraction"});
+  const Program p = parse_program(R"(program @logits() {
+  %x: f32[2, 8] = param
+  %k: f32[] = const 300
+  %s: f32[2, 8] = mul(%x, %k)
+  %y: f32[2, 8] = softmax(%s)
+  return %y
+}
+)",
+                                  "logits.ir");
+  const CheckOptions options = options_for("O2");
+  const auto failing = first_failing_run(p, options);
+  ASSERT_TRUE(failing) << "logits up to 300 overflow exp in f32";
+  const ReductionReport r = reduce_failure(p, *failing, options, {}, "");
+  EXPECT_EQ(r.culprit.pass, "DecomposeOps") << format_culprit(r.culprit);
+  EXPECT_EQ(r.reduced.program.num_calls(), 1u) << print(r.reduced.program);
+  EXPECT_TRUE(r.reproduces);
+  EXPECT_TRUE(r.passes_without_faults);
+}
+
 // mul-drops-tail gives a mismatch; codegen-stuck-loop hangs a kernel that is exp alone. At O2
 // the exp is fused with the mul, so the program is a mismatch; bypassing the mul would leave a
 // lone exp kernel that times out (at O3 a lone exp is unrolled: no loop to hang). The
