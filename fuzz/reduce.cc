@@ -302,6 +302,16 @@ Candidates default_attrs(const Spec& s, const Program&) {
 
 constexpr int64_t kMaxSplatElements = int64_t{1} << 16;
 
+// The element count of a value that may become a splat constant: static and not too large.
+std::optional<int64_t> splat_elements(const TensorType& t) {
+  const auto shape = t.static_shape();
+  if (!shape) return std::nullopt;
+  int64_t n = 1;
+  for (int64_t d : *shape) n *= d;
+  if (n > kMaxSplatElements) return std::nullopt;
+  return n;
+}
+
 ConstantInit splat_of_one(DType dtype, int64_t n) {
   ConstantInit c;
   if (is_float(dtype)) {
@@ -318,14 +328,11 @@ Candidates splat_values(const Spec& s, const Program&) {
   for (size_t i = 0; i < s.items.size(); ++i) {
     const Item& it = s.items[i];
     if (it.kind == BindingKind::Call || (it.kind == BindingKind::Const && is_splat(it.init))) continue;
-    const auto shape = it.type.static_shape();
-    if (!shape) continue;
-    int64_t n = 1;
-    for (int64_t d : *shape) n *= d;
-    if (n > kMaxSplatElements) continue;
+    const auto n = splat_elements(it.type);
+    if (!n) continue;
     Spec c = s;
     c.items[i].kind = BindingKind::Const;
-    c.items[i].init = splat_of_one(it.type.dtype, n);
+    c.items[i].init = splat_of_one(it.type.dtype, *n);
     out.push_back(std::move(c));
   }
   return out;
@@ -344,17 +351,14 @@ Candidates cut_to_large_splats(const Spec& s, const Program& p) {
     const Item& it = s.items[i];
     if (it.kind != BindingKind::Call || it.results.size() != 1) continue;
     const TensorType& t = types.at(it.results[0]);
-    const auto shape = t.static_shape();
-    if (!is_float(t.dtype) || !shape) continue;
-    int64_t n = 1;
-    for (int64_t d : *shape) n *= d;
-    if (n > kMaxSplatElements) continue;
+    const auto n = splat_elements(t);
+    if (!is_float(t.dtype) || !n) continue;
     Spec c = s;
     Item splat;
     splat.kind = BindingKind::Const;
     splat.results = it.results;
     splat.type = t;
-    splat.init.float_values.assign(static_cast<size_t>(n), kLargeSplat);
+    splat.init.float_values.assign(static_cast<size_t>(*n), kLargeSplat);
     c.items[i] = splat;
     out.push_back(std::move(c));
   }
