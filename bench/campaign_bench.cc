@@ -4,43 +4,32 @@
 //   build/bench/campaign_bench [--seeds A..B] [--jobs J] [--opt O0[,O1...]] [--orders N] [--random-bindings R]
 // The stage times are summed inside the workers (per program, over its bindings); with J
 // workers the wall-clock rate is up to J times the single-worker rate.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "oracle/campaign.h"
 
 int main(int argc, char** argv) {
   namespace oracle = difftest::oracle;
-  std::string seeds = "0..199", opt = "O0";
+  std::string seeds = "0..199";
+  std::vector<std::string> pipelines = {"O0"};
   int jobs = 2, random_bindings = 2, orders = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--seeds") {
-      seeds = value;
-    } else if (flag == "--jobs") {
-      jobs = std::stoi(value);
-    } else if (flag == "--opt") {
-      opt = value;
-    } else if (flag == "--orders") {
-      orders = std::stoi(value);
-    } else if (flag == "--random-bindings") {
-      random_bindings = std::stoi(value);
-    } else {
-      fmt::print(stderr, "unknown flag {}\n", flag);
-      return 2;
-    }
-  }
+  CLI::App app{"difftest campaign throughput"};
+  app.add_option("--seeds", seeds, "the seeds A..B");
+  app.add_option("--jobs", jobs, "campaign workers");
+  app.add_option("--opt", pipelines, "comma-separated pipelines")->delimiter(',');
+  app.add_option("--orders", orders, "random valid pass orders besides the pipelines");
+  app.add_option("--random-bindings", random_bindings, "random dim bindings on top of the standard ones");
+  CLI11_PARSE(app, argc, argv);
   oracle::CampaignOptions o;
   std::tie(o.first_seed, o.last_seed) = oracle::parse_seed_range(seeds, "--seeds");
   o.jobs = jobs;
-  o.check.pipelines.clear();
-  for (size_t at = 0; at <= opt.size();) {
-    const size_t comma = std::min(opt.find(',', at), opt.size());
-    o.check.pipelines.push_back(opt.substr(at, comma - at));
-    at = comma + 1;
-  }
+  o.check.pipelines = pipelines;
   o.check.random_orders = orders;
   o.check.random_bindings = random_bindings;
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("campaign_bench.{}", ::getpid());
@@ -49,8 +38,8 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
   const double n = static_cast<double>(s.checked);
   const double total = s.times.generate + s.times.reference + s.times.compile + s.times.run + s.times.compare;
-  fmt::print("seeds {}  pipelines {}  random orders {}  jobs {}  random bindings {}\n", seeds, opt, orders, jobs,
-             random_bindings);
+  fmt::print("seeds {}  pipelines {}  random orders {}  jobs {}  random bindings {}\n", seeds, fmt::join(pipelines, ","),
+             orders, jobs, random_bindings);
   fmt::print("{} programs in {:.1f} s wall: {:.2f} programs/s\n\n", s.checked, s.status.elapsed, n / s.status.elapsed);
   fmt::print("| stage | ms per program | share |\n|---|---:|---:|\n");
   for (const auto& [name, ms] : {std::pair{"generate", s.times.generate}, {"reference + bounds", s.times.reference},

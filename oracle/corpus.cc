@@ -62,7 +62,7 @@ CorpusEntry read_corpus_entry(const std::string& path) {
         throw UserError(ErrorKind::Syntax, fmt::format("a second '# expect:' line (the first is on line {})", expect_at.line),
                         at);
       }
-      if (value != "ok" && !is_failure_kind_name(value.substr(0, value.find('|')))) {
+      if (value != "ok" && !is_failure_kind_name(signature_kind(value))) {
         throw UserError(ErrorKind::Syntax,
                         fmt::format("'# expect: {}' is neither ok nor a failure signature (kind|pipeline|stage|what)", value),
                         at);

@@ -57,7 +57,7 @@ GateCase check_entry(const std::string& file, const GateOptions& o) {
     // An expected hang shows under any timeout, and each hanging pipeline costs the whole of it:
     // a generous timeout chosen for slow compiles would make this run minutes long.
     CheckOptions with_faults = check;
-    if (e.expect.rfind(std::string(verdict_kind_name(VerdictKind::Timeout)) + "|", 0) == 0) {
+    if (signature_kind(e.expect) == verdict_kind_name(VerdictKind::Timeout)) {
       with_faults.limits.timeout_seconds = std::min(with_faults.limits.timeout_seconds, kExpectedHangSeconds);
     }
     const std::vector<std::string> shown = failure_signatures(check_program(e.program, with_faults));

@@ -88,7 +88,7 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
   // A timeout can be the machine's doing (load, a stalled child) rather than the program's: a
   // candidate counts as timing out only if it does so twice, else a hang bug's reduction could
   // slip to a program that merely ran slowly once.
-  const bool confirm = key.rfind(std::string(verdict_kind_name(VerdictKind::Timeout)) + "|", 0) == 0;
+  const bool confirm = signature_kind(key) == verdict_kind_name(VerdictKind::Timeout);
   const fuzz::Interesting interesting = [&](const Program& candidate, const sym::Env& env) {
     ++calls;
     if (failure_key(check_pipeline(candidate, minimal, env, options)) != key) return false;

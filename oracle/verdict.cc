@@ -22,6 +22,8 @@ const char* verdict_kind_name(VerdictKind k) {
   return "?";
 }
 
+std::string signature_kind(const std::string& signature) { return signature.substr(0, signature.find('|')); }
+
 bool is_failure(VerdictKind k) { return k != VerdictKind::Ok && k != VerdictKind::InvalidProgram; }
 
 std::string normalize_message(const std::string& m) {

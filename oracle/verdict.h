@@ -20,6 +20,8 @@ enum class VerdictKind {
 };
 const char* verdict_kind_name(VerdictKind k);  // ok mismatch compile_crash ...
 bool is_failure(VerdictKind k);                // a compiler bug: not ok, not invalid_program
+// The kind name a signature or failure key starts with ("timeout" of "timeout|O0|run|...").
+std::string signature_kind(const std::string& signature);
 
 // One pipeline under one binding.
 struct VariantVerdict {
