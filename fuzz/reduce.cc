@@ -365,9 +365,14 @@ Candidates cut_to_large_splats(const Spec& s, const Program& p) {
   return out;
 }
 
-using Step = Candidates (*)(const Spec&, const Program&);
-constexpr Step kSteps[] = {remove_outputs, bypass_calls, fix_dims, shrink_dims, default_attrs, splat_values,
-                           cut_to_large_splats};
+struct Step {
+  Candidates (*make)(const Spec&, const Program&);
+  const char* name;
+};
+constexpr Step kSteps[] = {{remove_outputs, "remove outputs"},      {bypass_calls, "bypass calls"},
+                           {fix_dims, "fix dims"},                  {shrink_dims, "shrink dims"},
+                           {default_attrs, "default attributes"},   {splat_values, "splat values"},
+                           {cut_to_large_splats, "large splats"}};
 
 }  // namespace
 
@@ -411,9 +416,9 @@ Reduced reduce_program(const Program& p, const Interesting& interesting, const R
     progress = false;
     const Spec spec = to_spec(best.program, best.binding);
     const ProgramSize size = program_size(best.program, best.binding);
-    for (const Step step : kSteps) {
+    for (const Step& step : kSteps) {
       std::vector<std::pair<Program, sym::Env>> batch;
-      const Candidates candidates = step(spec, best.program);
+      const Candidates candidates = step.make(spec, best.program);
       for (size_t i = 0; i <= candidates.size() && !progress; ++i) {
         if (i < candidates.size()) {
           std::optional<Program> c = build(candidates[i]);
@@ -445,6 +450,7 @@ Reduced reduce_program(const Program& p, const Interesting& interesting, const R
         std::vector<bool> results;
         for (auto& f : verdicts) results.push_back(f.get());
         st.tested += static_cast<int>(batch.size());
+        if (options.on_step) options.on_step(st, step.name);
         for (size_t k = 0; k < batch.size(); ++k) {
           if (!results[k]) continue;
           best.program = batch[k].first;

@@ -1,9 +1,11 @@
 #include "oracle/bisect.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
+#include "compiler/passes/specialize_shapes.h"
 #include "compiler/pipeline/pass_manager.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
@@ -24,16 +26,36 @@ CheckOptions single_pipeline_checks(CheckOptions base) {
   return base;
 }
 
+VariantVerdict check_variant_outcome(const Program& p, const VariantSpec& spec, const sym::Env& binding,
+                                     const CheckOptions& base) {
+  const Verdict v = check_variant(p, spec, binding, base);
+  if (v.cancelled) throw DeadlineReached();
+  return outcome_of(v);
+}
+
 VariantVerdict check_pipeline(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& binding,
                               const CheckOptions& base) {
-  CheckOptions o = single_pipeline_checks(base);
-  o.pipelines.clear();
-  o.custom = {pipe};
-  o.random_orders = 0;
-  o.bindings = {binding};
-  const Verdict v = check_program(p, o);
-  if (const VariantVerdict* f = v.first_failure()) return *f;
-  return v.variants.empty() ? VariantVerdict{} : v.variants.front();
+  VariantSpec spec;
+  spec.pipeline = pipe;
+  return check_variant_outcome(p, spec, binding, base);
+}
+
+CheckOptions relative_budget(CheckOptions base, double work_cpu_seconds) {
+  base.limits.cpu_seconds =
+      std::min(base.limits.cpu_seconds, std::max(kMinRelativeBudget, kRelativeBudgetFactor * work_cpu_seconds));
+  return base;
+}
+
+double measured_work(const VariantVerdict& v) {
+  double work = v.kind == VerdictKind::Timeout ? 0 : v.cpu_ms / 1000;
+  for (const auto& t : v.tries) work = std::max(work, t.finished_cpu_seconds);
+  return work;
+}
+
+double measured_work(const Verdict& v) {
+  double work = 0;
+  for (const auto& var : v.variants) work = std::max(work, measured_work(var));
+  return work;
 }
 
 namespace {
@@ -42,13 +64,28 @@ struct Bisector {
   const Program& p;
   const sym::Env& binding;
   const CheckOptions& base;
+  const BisectProgress& on_call;
+  bool hang;           // the failure is a timeout: probes get relative budgets
+  double work = 0;     // the largest work measured so far
   int calls = 0;
 
-  VariantVerdict run(const pipeline::Pipeline& pipe, int limit) {
-    pipeline::Pipeline limited = pipe;
-    limited.bisect_limit = limit;
+  // `original`: the failing variant as given (its timeout, if any, must be confirmed); else a
+  // probe with fewer passes.
+  VariantVerdict run(const VariantSpec& spec, int limit, bool original = false) {
+    VariantSpec limited = spec;
+    limited.pipeline.bisect_limit = limit;
     ++calls;
-    return check_pipeline(p, limited, binding, base);
+    CheckOptions options = hang && work > 0 ? relative_budget(base, work) : base;
+    // A probe that times out is not the failure being bisected unless that failure is a hang:
+    // only then does its timeout need a confirming rerun. The whole pipeline's run always gets one.
+    options.confirm_timeouts = hang || original;
+    VariantVerdict v = check_variant_outcome(p, limited, binding, options);
+    work = std::max(work, measured_work(v));
+    if (on_call) {
+      on_call(calls, fmt::format("{} {} at limit {}: {}", spec.name(), fmt::join(spec.pipeline.passes, ","), limit,
+                                 verdict_kind_name(v.kind)));
+    }
+    return v;
   }
 };
 
@@ -64,13 +101,14 @@ struct Confirmation {
 
 // Runs the graph passes up to the culprit's application and interprets the program they leave
 // with the reference: a graph-pass bug shows there already, before any lowering.
-Confirmation confirm_graph_pass(const Program& p, const pipeline::Pipeline& pipe, int application,
-                                const sym::Env& binding, const CheckOptions& base) {
+Confirmation confirm_graph_pass(const Program& p, const VariantSpec& spec, int application, const sym::Env& binding,
+                                const CheckOptions& base) {
   try {
     pipeline::RunOptions run;
     run.bisect_limit = application;
-    const Program after = pipeline::run_passes(p, pipe.passes, run).graph;
     const sym::Env env = reference::resolve_binding(p, binding, nullptr);
+    const Program compiled = spec.specialized ? passes::fix_dims(p, env) : p;
+    const Program after = pipeline::run_passes(compiled, spec.pipeline.passes, run).graph;
     const auto inputs = reference::generate_inputs(p, env, base.input_seed);
     const tolerance::BoundedProgram bounds = tolerance::bound_program(p, env, inputs, base.tolerance);
     std::map<std::string, Tensor> kept;
@@ -92,23 +130,26 @@ Confirmation confirm_graph_pass(const Program& p, const pipeline::Pipeline& pipe
 
 }  // namespace
 
-Culprit find_culprit(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& binding,
-                     const CheckOptions& base, bool shrink_passes) {
+Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOptions& base, bool shrink_passes,
+                     const BisectProgress& on_call) {
   Culprit c;
-  Bisector b{p, binding, base};
-  const VariantVerdict whole = b.run(pipe, -1);
+  const VariantSpec& spec = failing.variant;
+  const std::vector<std::string>& passes = spec.pipeline.passes;
+  Bisector b{p, failing.binding, base, on_call, failing.verdict.kind == VerdictKind::Timeout, failing.work_cpu_seconds};
+  const VariantVerdict whole = b.run(spec, -1, true);
   c.key = failure_key(whole);
   c.reproduced = is_failure(whole.kind);
   if (!c.reproduced) {
     c.oracle_calls = b.calls;
+    c.work_cpu_seconds = b.work;
     return c;
   }
   // Smallest limit that fails the same way: lo passes, hi fails.
-  int lo = -1, hi = static_cast<int>(pipe.passes.size());
+  int lo = -1, hi = static_cast<int>(passes.size());
   c.failure = whole;
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
-    const VariantVerdict v = b.run(pipe, mid);
+    const VariantVerdict v = b.run(spec, mid);
     if (failure_key(v) == c.key) {
       hi = mid;
       c.failure = v;
@@ -117,7 +158,7 @@ Culprit find_culprit(const Program& p, const pipeline::Pipeline& pipe, const sym
     }
   }
   c.application = hi;
-  const std::string name = pass_at(pipe.passes, hi);
+  const std::string name = pass_at(passes, hi);
   const bool optional = !name.empty() && pipeline::find_pass(name).kind != pipeline::PassKind::Lowering;
   const std::string lowering = c.failure.stage == "codegen" ? "codegen" : "LegalizeOps";
   if (hi == 0 || !optional) {
@@ -126,7 +167,7 @@ Culprit find_culprit(const Program& p, const pipeline::Pipeline& pipe, const sym
   } else {
     c.pass = name;
     if (pipeline::find_pass(name).kind == pipeline::PassKind::Graph) {
-      const Confirmation confirmed = confirm_graph_pass(p, pipe, hi, binding, base);
+      const Confirmation confirmed = confirm_graph_pass(p, spec, hi, failing.binding, base);
       c.confirmation = confirmed.text;
       if (confirmed.agrees) {
         // At limit `hi` no loop pass runs: what fails is the lowering of a correct program.
@@ -137,25 +178,31 @@ Culprit find_culprit(const Program& p, const pipeline::Pipeline& pipe, const sym
       }
     }
   }
-  c.minimal_passes = pipe.passes;
+  c.minimal_passes = passes;
   if (shrink_passes) {
     // Drop passes one at a time (never LegalizeOps nor the culprit); a list that still fails the
     // same way, with the culprit still the first failing application, is kept.
-    for (size_t i = c.minimal_passes.size(); i-- > 0;) {
-      const std::string& pass = c.minimal_passes[i];
-      if (pass == "LegalizeOps" || (c.application > 0 && pass == c.pass)) continue;
-      pipeline::Pipeline candidate = pipe;
-      candidate.passes = c.minimal_passes;
-      candidate.passes.erase(candidate.passes.begin() + static_cast<std::ptrdiff_t>(i));
-      if (failure_key(b.run(candidate, -1)) != c.key) continue;
-      if (c.application > 0) {
-        const auto at = std::find(candidate.passes.begin(), candidate.passes.end(), c.pass) - candidate.passes.begin();
-        if (failure_key(b.run(candidate, static_cast<int>(at))) == c.key) continue;  // fails before the culprit now
+    try {
+      for (size_t i = c.minimal_passes.size(); i-- > 0;) {
+        const std::string& pass = c.minimal_passes[i];
+        if (pass == "LegalizeOps" || (c.application > 0 && pass == c.pass)) continue;
+        VariantSpec candidate = spec;
+        candidate.pipeline.passes = c.minimal_passes;
+        candidate.pipeline.passes.erase(candidate.pipeline.passes.begin() + static_cast<std::ptrdiff_t>(i));
+        if (failure_key(b.run(candidate, -1)) != c.key) continue;
+        if (c.application > 0) {
+          const auto& list = candidate.pipeline.passes;
+          const auto at = std::find(list.begin(), list.end(), c.pass) - list.begin();
+          if (failure_key(b.run(candidate, static_cast<int>(at))) == c.key) continue;  // fails before the culprit now
+        }
+        c.minimal_passes = std::move(candidate.pipeline.passes);
       }
-      c.minimal_passes = std::move(candidate.passes);
+    } catch (const DeadlineReached&) {
+      c.shrink_complete = false;  // what is kept so far still fails the same way
     }
   }
   c.oracle_calls = b.calls;
+  c.work_cpu_seconds = b.work;
   return c;
 }
 
@@ -172,7 +219,8 @@ std::string format_culprit(const Culprit& c) {
     out = fmt::format("culprit: {} — the failure ({}) appears with no optional pass (bisect limit 0)", c.pass, c.key);
   }
   if (!c.confirmation.empty()) out += "\n  " + c.confirmation;
-  out += fmt::format("\n  smallest failing pass list: {}", fmt::join(c.minimal_passes, ","));
+  out += fmt::format("\n  smallest failing pass list{}: {}", c.shrink_complete ? "" : " (the time limit stopped its search)",
+                     fmt::join(c.minimal_passes, ","));
   out += fmt::format("\n  oracle calls: {}", c.oracle_calls);
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <charconv>
 #include <chrono>
 #include <cstring>
@@ -19,9 +20,11 @@
 #include <set>
 #include <sstream>
 
+#include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
+#include "oracle/output_paths.h"
 #include "oracle/reproducer.h"
 
 namespace difftest::oracle {
@@ -35,8 +38,10 @@ constexpr const char* kHarnessError = "harness_error";
 uint64_t parse_u64(const std::string& text, const std::string& flag, const std::string& whole) {
   uint64_t v = 0;
   const char* end = text.data() + text.size();
-  if (text.empty() || std::from_chars(text.data(), end, v).ptr != end) {
-    throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' is malformed", flag, whole));
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ptr != end) throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' is malformed", flag, whole));
+  if (ec == std::errc::result_out_of_range) {
+    throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' has a number larger than 2^64-1", flag, whole));
   }
   return v;
 }
@@ -49,6 +54,31 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 // Checks one seed; the journal record. Exceptions become harness errors: the generator and
 // the reference are difftest's own code, so a throw there is never the compiler's fault.
+// Whether the clean compiler's verdict shows a failure for the variant `v` of the same program:
+// the same pipeline under the same binding, or a compile of that pipeline that failed (which
+// has no binding of its own).
+bool fails_clean(const Verdict& clean, const VariantVerdict& v) {
+  return std::any_of(clean.variants.begin(), clean.variants.end(), [&](const VariantVerdict& c) {
+    return is_failure(c.kind) && c.pipeline == v.pipeline && (c.binding == v.binding || c.stage != "compare");
+  });
+}
+
+// The failure the record names: with faults injected, the first one the compiler without them
+// does not show (`attributable` false when every failure shows there too).
+const VariantVerdict* attributed_failure(const Program& p, const Verdict& v, const CampaignOptions& o,
+                                         bool& attributable) {
+  attributable = true;
+  const VariantVerdict* first = v.first_failure();
+  if (!first || o.faults.empty()) return first;
+  const faults::ScopedFaults off(faults::ScopedFaults::Off{}, o.faults);
+  const Verdict clean = check_program(p, o.check);
+  for (const auto& var : v.variants) {
+    if (is_failure(var.kind) && !fails_clean(clean, var)) return &var;
+  }
+  attributable = false;
+  return first;
+}
+
 nlohmann::json check_seed(uint64_t seed, const CampaignOptions& o) {
   nlohmann::json rec = {{"seed", seed}};
   try {
@@ -63,8 +93,11 @@ nlohmann::json check_seed(uint64_t seed, const CampaignOptions& o) {
     double worst = 0;
     for (const auto& var : v.variants) worst = std::max(worst, var.worst_ratio);
     rec["worst_ratio"] = worst;
-    if (const VariantVerdict* f = v.first_failure()) {
+    if (const int refuted = v.refuted_timeouts()) rec["refuted_timeouts"] = refuted;
+    bool attributable = true;
+    if (const VariantVerdict* f = attributed_failure(p, v, o, attributable)) {
       rec["signature"] = f->signature();
+      if (!o.faults.empty()) rec["attributable"] = attributable;
       nlohmann::json detail = v.to_json();
       detail["seed"] = seed;
       rec["detail"] = detail;
@@ -162,24 +195,34 @@ nlohmann::json campaign_identity(const CampaignOptions& o) {
           {"template_percent", o.generator.template_percent}};
 }
 
-// Reads the journal, truncating a torn last line; returns the records.
-std::vector<nlohmann::json> read_journal(const fs::path& path) {
-  std::vector<nlohmann::json> records;
+// Reads the journal: a torn last line is truncated away, a corrupt line skipped (see
+// read_campaign_journal).
+Journal read_journal(const fs::path& path) {
+  Journal j;
   std::ifstream in(path, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t good = 0, at = 0;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t at = 0;
+  int line = 0;
   while (at < text.size()) {
+    ++line;
     const size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) break;  // torn: the campaign died mid-write
-    try {
-      records.push_back(nlohmann::json::parse(text.substr(at, nl - at)));
-    } catch (const nlohmann::json::exception&) {
+    if (nl == std::string::npos) {  // the campaign died mid-write
+      j.notes.push_back(fmt::format("{}:{}: a torn last line (the campaign was killed while writing it): dropped",
+                                    path.string(), line));
+      fs::resize_file(path, at);
       break;
     }
-    at = good = nl + 1;
+    const nlohmann::json rec = nlohmann::json::parse(text.substr(at, nl - at), nullptr, false);
+    if (rec.is_object() && rec.contains("seed") && rec["seed"].is_number_unsigned()) {
+      j.records.push_back(rec);
+    } else {
+      j.notes.push_back(fmt::format("{}:{}: not a journal record (a JSON object with a \"seed\"): skipped; its program, "
+                                    "if any, is checked again",
+                                    path.string(), line));
+    }
+    at = nl + 1;
   }
-  if (good < text.size()) fs::resize_file(path, good);
-  return records;
+  return j;
 }
 
 std::string failure_dir_name(const std::string& kind, const std::string& signature) {
@@ -211,7 +254,12 @@ class Campaign {
       bool busy = false;
       for (const auto& w : workers) busy = busy || w.seed.has_value();
       if (!busy) break;
-      ::poll(fds.data(), fds.size(), 200);
+      const double left = o_.time_limit > 0 ? o_.time_limit - seconds_since(start) : 0.2;
+      if (left <= 0) {
+        abandon_in_flight(workers);
+        break;
+      }
+      ::poll(fds.data(), fds.size(), static_cast<int>(std::ceil(std::min(0.2, left) * 1000)));
       for (size_t i = 0; i < workers.size(); ++i) {
         if (fds[i].revents == 0) continue;
         Worker& w = workers[i];
@@ -272,6 +320,21 @@ class Campaign {
     skip_to_next_seed();
   }
 
+  // The time limit has passed: the programs in flight are not waited for. Their workers (and
+  // the compiles those have in flight, which die with them) are killed; nothing is journaled
+  // for them, so a resumed campaign checks them.
+  void abandon_in_flight(std::vector<Worker>& workers) {
+    for (auto& w : workers) {
+      if (w.pid < 0 || !w.seed) continue;
+      ::kill(w.pid, SIGKILL);
+      ::waitpid(w.pid, nullptr, 0);
+      if (w.to >= 0) ::close(w.to);
+      ::close(w.from);
+      w = Worker{};
+      ++status_.abandoned;
+    }
+  }
+
   void replace_dead_worker(Worker& w, std::vector<Worker>& workers, std::chrono::steady_clock::time_point start) {
     int status = 0;
     ::waitpid(w.pid, &status, 0);
@@ -296,11 +359,19 @@ class Campaign {
   }
 
   void open_out_dir() {
-    fs::create_directories(fs::path(o_.out_dir) / "failures");
+    require_writable_dir(o_.out_dir, "--out");
     journal_path_ = fs::path(o_.out_dir) / "journal.jsonl";
     const fs::path config = fs::path(o_.out_dir) / "campaign.json";
     const nlohmann::json identity = campaign_identity(o_);
-    const bool have_journal = fs::exists(journal_path_) && fs::file_size(journal_path_) > 0;
+    std::error_code ec;
+    const bool have_journal = fs::exists(journal_path_, ec) && fs::file_size(journal_path_, ec) > 0;
+    if (o_.resume && !have_journal && !fs::exists(config, ec)) {
+      throw UserError(ErrorKind::Usage, fmt::format("--resume: {} holds no campaign (no journal.jsonl, no campaign.json): "
+                                                    "nothing to resume; drop --resume to start one there",
+                                                    o_.out_dir));
+    }
+    fs::create_directories(fs::path(o_.out_dir) / "failures", ec);
+    if (ec) throw UserError(ErrorKind::Io, fmt::format("--out {}: cannot create failures/: {}", o_.out_dir, ec.message()));
     if (have_journal && !o_.resume) {
       throw UserError(ErrorKind::Usage, fmt::format("--out {} already holds a campaign journal: pass --resume to continue "
                                                     "it, or choose another directory",
@@ -321,8 +392,10 @@ class Campaign {
       }
     }
     write_file_atomic(config.string(), nlohmann::json{{"identity", identity}}.dump(2) + "\n");
-    if (o_.resume && fs::exists(journal_path_)) {
-      for (const auto& rec : read_journal(journal_path_)) {
+    if (o_.resume && fs::exists(journal_path_, ec)) {
+      Journal journal = read_journal(journal_path_);
+      journal_notes_ = std::move(journal.notes);
+      for (const auto& rec : journal.records) {
         account(rec);
         ++status_.resumed;
       }
@@ -352,6 +425,7 @@ class Campaign {
     f.signature = sig;
     f.kind = kind;
     f.first_seed = seed;
+    f.attributable = rec.value("attributable", true);
     const fs::path dir = fs::path(o_.out_dir) / "failures" / failure_dir_name(kind, sig);
     if (fs::exists(dir)) f.saved_in = dir.string();
     return &f;
@@ -362,6 +436,7 @@ class Campaign {
     if (!write_all(journal_fd_, line)) {
       throw UserError(ErrorKind::Io, fmt::format("cannot append to '{}': {}", journal_path_.string(), std::strerror(errno)));
     }
+    status_.refuted_timeouts += rec.value("refuted_timeouts", 0);
     if (rec.contains("times")) {
       const auto& t = rec.at("times");
       times_.generate += t.value("generate_ms", 0.0);
@@ -375,7 +450,7 @@ class Campaign {
     if (!f) return;
     f->found_after_seconds = elapsed;
     f->found_after_programs = status_.done;
-    found_failure_ = found_failure_ || f->kind != kHarnessError;
+    found_failure_ = found_failure_ || (f->kind != kHarnessError && f->attributable);
     if (f->saved_in.empty() && rec.contains("detail")) save(*f, rec);
   }
 
@@ -410,6 +485,7 @@ class Campaign {
     s.status = status_;
     s.times = times_;
     s.checked = checked_;
+    s.journal_notes = journal_notes_;
     for (auto& [sig, f] : failures_) s.failures.push_back(f);
     std::sort(s.failures.begin(), s.failures.end(),
               [](const FailureClass& a, const FailureClass& b) { return a.first_seed < b.first_seed; });
@@ -426,14 +502,9 @@ class Campaign {
   std::map<std::string, FailureClass> failures_;
   StageTimes times_;
   int64_t checked_ = 0;
-  bool found_failure_ = false;  // this run journaled a failure
+  bool found_failure_ = false;  // this run journaled a failure (with faults, an attributable one)
+  std::vector<std::string> journal_notes_;
 };
-
-std::string duration(double s) {
-  const auto t = static_cast<int64_t>(s);
-  if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, t / 60 % 60);
-  return fmt::format("{}m{:02}s", t / 60, t % 60);
-}
 
 }  // namespace
 
@@ -455,7 +526,7 @@ std::pair<uint64_t, uint64_t> parse_seed_range(const std::string& text, const st
   return {a, b};
 }
 
-std::vector<nlohmann::json> read_campaign_journal(const std::string& out_dir) {
+Journal read_campaign_journal(const std::string& out_dir) {
   const fs::path path = fs::path(out_dir) / "journal.jsonl";
   if (!fs::exists(path)) return {};
   return read_journal(path);
@@ -470,7 +541,9 @@ bool CampaignSummary::found_failure() const {
 
 nlohmann::json CampaignSummary::to_json() const {
   nlohmann::json j = {{"programs", status.done},      {"resumed", status.resumed}, {"checked_this_run", checked},
-                      {"seconds", status.elapsed},    {"counts", status.counts},   {"times_ms", times.to_json()}};
+                      {"seconds", status.elapsed},    {"counts", status.counts},   {"times_ms", times.to_json()},
+                      {"abandoned_at_time_limit", status.abandoned}, {"refuted_timeouts", status.refuted_timeouts}};
+  if (!journal_notes.empty()) j["journal_notes"] = journal_notes;
   j["failures"] = nlohmann::json::array();
   for (const auto& f : failures) {
     j["failures"].push_back({{"signature", f.signature},
@@ -478,6 +551,7 @@ nlohmann::json CampaignSummary::to_json() const {
                              {"first_seed", f.first_seed},
                              {"programs", f.programs},
                              {"saved_in", f.saved_in},
+                             {"attributable", f.attributable},
                              {"found_after_seconds", f.found_after_seconds},
                              {"found_after_programs", f.found_after_programs}});
   }
@@ -490,22 +564,31 @@ std::string format_progress(const CampaignStatus& s, double time_limit) {
   std::string out = s.total >= 0 ? fmt::format("{:>6}/{}", s.done, s.total) : fmt::format("{:>6}", s.done);
   out += fmt::format("  {:.2f}/s ", rate);
   for (const auto& [kind, n] : s.counts) out += fmt::format(" {} {}", kind, n);
-  out += fmt::format("  elapsed {}", duration(s.elapsed));
+  out += fmt::format("  elapsed {}", format_duration(s.elapsed));
   double remaining = -1;
   if (s.total >= 0 && rate > 0) remaining = static_cast<double>(s.total - s.done) / rate;
   if (time_limit > 0) remaining = remaining < 0 ? time_limit - s.elapsed : std::min(remaining, time_limit - s.elapsed);
-  if (remaining >= 0) out += fmt::format("  remaining {}", duration(remaining));
+  if (remaining >= 0) out += fmt::format("  remaining {}", format_duration(remaining));
   return out;
 }
 
 std::string format_summary(const CampaignSummary& s) {
   std::string out;
+  for (const auto& note : s.journal_notes) out += fmt::format("warning: {}\n", note);
   const double per = s.checked > 0 ? 1.0 / static_cast<double>(s.checked) : 0;
   out += fmt::format("campaign: {} programs ({} checked in this run, {} resumed from the journal) in {:.1f} s",
                      s.status.done, s.checked, s.status.resumed, s.status.elapsed);
   if (s.status.elapsed > 0) out += fmt::format(", {:.2f} programs/s", static_cast<double>(s.checked) / s.status.elapsed);
   out += "\n";
   for (const auto& [kind, n] : s.status.counts) out += fmt::format("  {:<16}{:>8}\n", kind, n);
+  if (s.status.abandoned > 0) {
+    out += fmt::format("  {} programs in flight at the time limit were abandoned (not journaled; --resume checks them)\n",
+                       s.status.abandoned);
+  }
+  if (s.status.refuted_timeouts > 0) {
+    out += fmt::format("  {} timeouts refuted by a rerun with a larger CPU budget (not failures)\n",
+                       s.status.refuted_timeouts);
+  }
   if (s.checked > 0) {
     out += fmt::format("time per program (ms): generate {:.1f}  reference {:.1f}  compile {:.1f}  run {:.1f}  compare "
                        "{:.1f}\n",
@@ -517,7 +600,8 @@ std::string format_summary(const CampaignSummary& s) {
   } else {
     out += fmt::format("{} distinct failure signatures:\n", s.failures.size());
     for (const auto& f : s.failures) {
-      out += fmt::format("  {:>6} programs  first seed {:<8} {}\n", f.programs, f.first_seed, f.signature);
+      out += fmt::format("  {:>6} programs  first seed {:<8} {}{}\n", f.programs, f.first_seed, f.signature,
+                         f.attributable ? "" : "  (the clean compiler fails there too)");
       if (!f.saved_in.empty()) out += fmt::format("{:>26}reproducer: {}\n", "", f.saved_in);
     }
   }

@@ -9,6 +9,12 @@
 // never a compiler verdict).
 //
 // Seeds are a range A..B (inclusive) or, with a time limit, A, A+1, ... until the time is up.
+// The time limit is a cap: when it passes, the programs in flight are abandoned (not journaled,
+// so a resumed campaign checks them).
+//
+// With faults injected, a failing program is checked again with them off: a failure counts as
+// the faults' doing ("attributable") only where the same variant under the same binding then
+// passes; a failure the clean compiler shows too is journaled, but not attributed to them.
 // Sharding keeps the seeds with seed % N == i, so shards 0/N .. N-1/N cover a range exactly
 // once between them, on as many machines.
 #pragma once
@@ -45,7 +51,7 @@ struct CampaignOptions {
   GeneratorOptions generator;
   std::vector<std::string> faults;  // injected (already enabled in this process); recorded
   // Hand out no more seeds once a compiler failure is journaled (the programs in flight
-  // finish): for measuring time to first detection.
+  // finish): for measuring time to first detection. With faults, an attributable failure.
   bool stop_at_first_failure = false;
 };
 
@@ -56,6 +62,7 @@ struct FailureClass {
   uint64_t first_seed = 0;
   int64_t programs = 0;
   std::string saved_in;  // reproducer directory ("" when it could not be written)
+  bool attributable = true;  // with faults: its first program passes with them off (CampaignOptions)
   // When this run journaled it first: seconds since the run began and programs journaled by
   // then, this one included (-1: read back from a resumed journal).
   double found_after_seconds = -1;
@@ -68,6 +75,8 @@ struct CampaignStatus {
   int64_t total = -1;       // programs in the campaign (-1: bounded by time only)
   double elapsed = 0;       // seconds this run
   std::map<std::string, int64_t> counts;  // verdict kind -> programs
+  int64_t abandoned = 0;    // in flight when the time limit passed: not journaled
+  int64_t refuted_timeouts = 0;  // variants whose timeout a rerun with a larger budget refuted
 };
 
 struct CampaignSummary {
@@ -75,6 +84,8 @@ struct CampaignSummary {
   std::vector<FailureClass> failures;  // by first seed
   StageTimes times;                    // summed over the programs checked in this run
   int64_t checked = 0;                 // programs checked in this run
+  // What reading the journal back found wrong (a corrupt line skipped, a torn last line dropped).
+  std::vector<std::string> journal_notes;
   bool found_failure() const;          // any compiler failure or harness error
   nlohmann::json to_json() const;
 };
@@ -83,8 +94,14 @@ CampaignSummary run_campaign(const CampaignOptions& options,
                              const std::function<void(const CampaignStatus&)>& on_progress = {});
 
 // The journal records of the campaign in `out_dir` (one JSON object per program), in journal
-// order; a torn last line (a campaign killed mid-write) is dropped from the file too.
-std::vector<nlohmann::json> read_campaign_journal(const std::string& out_dir);
+// order. A torn last line (a campaign killed mid-write) is dropped from the file too; a line in
+// the middle that is not a record (no JSON object with a "seed" number) is skipped and the
+// records after it kept. `notes` says what was dropped or skipped, with line numbers.
+struct Journal {
+  std::vector<nlohmann::json> records;
+  std::vector<std::string> notes;
+};
+Journal read_campaign_journal(const std::string& out_dir);
 
 // The summary as a table for a terminal.
 std::string format_summary(const CampaignSummary& s);

@@ -6,6 +6,7 @@
 
 #include "compiler/ir/parser.h"
 #include "compiler/tensor/npy.h"
+#include "oracle/json_file.h"
 #include "oracle/reduce_failure.h"
 
 namespace difftest::oracle {
@@ -30,7 +31,8 @@ nlohmann::json CampaignReduction::to_json() const {
 
 namespace {
 
-CampaignReduction reduce_one(const FailureClass& f, const CheckOptions& check, const fuzz::ReduceOptions& ro) {
+CampaignReduction reduce_one(const FailureClass& f, const CheckOptions& check, const fuzz::ReduceOptions& ro,
+                             const std::function<void(const ReduceProgress&)>& on_progress) {
   CampaignReduction r;
   r.signature = f.signature;
   if (f.kind == "harness_error") {
@@ -49,12 +51,15 @@ CampaignReduction reduce_one(const FailureClass& f, const CheckOptions& check, c
   }
   try {
     const Program p = parse_program_file((fs::path(f.saved_in) / "program.ir").string());
-    const auto failing = first_failing_run(p, check);
+    // The variant the campaign saw fail, as its verdict.json records it.
+    const std::string verdict_file = (fs::path(f.saved_in) / "verdict.json").string();
+    auto failing = recorded_failing_run(read_json_file(verdict_file), verdict_file);
+    if (!failing) failing = first_failing_run(p, check);
     if (!failing) {
-      r.note = "no single pipeline fails on its own (the failure needs a cross-check or a specialized compile)";
+      r.note = "the saved program shows no failure";
       return r;
     }
-    const ReductionReport report = reduce_failure(p, *failing, check, ro, out.string());
+    const ReductionReport report = reduce_failure(p, *failing, check, ro, out.string(), on_progress);
     r.dir = out.string();
     r.reduced = true;
     r.culprit = report.culprit.pass;
@@ -64,7 +69,7 @@ CampaignReduction reduce_one(const FailureClass& f, const CheckOptions& check, c
     r.seconds = report.seconds;
     r.timed_out = report.reduced.stats.timed_out;
     if (failing->verdict.signature() != f.signature) {
-      r.note = fmt::format("reduced the program's first single-pipeline failure, {}", failing->verdict.signature());
+      r.note = fmt::format("reduced the first failure its saved verdict records, {}", failing->verdict.signature());
     }
     if (!report.reproduces) {
       r.note += fmt::format("{}the reduced program does not reproduce the failure: {}", r.note.empty() ? "" : "; ",
@@ -81,13 +86,14 @@ CampaignReduction reduce_one(const FailureClass& f, const CheckOptions& check, c
 
 std::vector<CampaignReduction> reduce_campaign_failures(const CampaignSummary& summary, const CampaignOptions& options,
                                                         const fuzz::ReduceOptions& reduce_options,
-                                                        const std::function<void(const FailureClass&)>& on_start) {
-  const CheckOptions check = single_pipeline_checks(options.check);
+                                                        const std::function<void(const FailureClass&)>& on_start,
+                                                        const std::function<void(const ReduceProgress&)>& on_progress) {
+  const CheckOptions& check = options.check;
   std::vector<CampaignReduction> out;
   nlohmann::json all = nlohmann::json::array();
   for (const FailureClass& f : summary.failures) {
     if (on_start) on_start(f);
-    out.push_back(reduce_one(f, check, reduce_options));
+    out.push_back(reduce_one(f, check, reduce_options, on_progress));
     all.push_back(out.back().to_json());
     write_file_atomic((fs::path(options.out_dir) / "reductions.json").string(), all.dump(2) + "\n");
   }

@@ -14,6 +14,7 @@
 
 #include "fuzz/reduce.h"
 #include "oracle/campaign.h"
+#include "oracle/reduce_failure.h"
 
 namespace difftest::oracle {
 
@@ -36,7 +37,8 @@ struct CampaignReduction {
 // what it finished). Never throws for one failure: its problem becomes the entry's note.
 std::vector<CampaignReduction> reduce_campaign_failures(
     const CampaignSummary& summary, const CampaignOptions& options, const fuzz::ReduceOptions& reduce_options,
-    const std::function<void(const FailureClass&)>& on_start = {});
+    const std::function<void(const FailureClass&)>& on_start = {},
+    const std::function<void(const ReduceProgress&)>& on_progress = {});
 
 // One line per failure: "reduced 23 -> 2 ops, culprit FoldConstant, 41 oracle calls, 12.3 s".
 std::string format_reductions(const std::vector<CampaignReduction>& reductions);

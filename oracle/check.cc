@@ -119,9 +119,12 @@ void compare_case(const Program& p, const Case& c, const std::vector<Tensor>& go
 // bounds. A pair that each agree with the reference always passes; this catches disagreement
 // where the reference comparison is blind (uncertain elements are excluded from both).
 VariantVerdict cross_check(const Program& p, const Case& c, const std::string& a, const std::vector<Tensor>& got_a,
-                           const std::string& b, const std::vector<Tensor>& got_b, const tolerance::Options& opt) {
+                           const std::string& b, const std::vector<Tensor>& got_b, bool specialized_b,
+                           const tolerance::Options& opt) {
   VariantVerdict v;
   v.pipeline = a + "~" + b;
+  v.against = a;
+  v.specialized = specialized_b;
   v.binding = c.env;
   v.stage = "compare";
   for (size_t i = 0; i < got_a.size(); ++i) {
@@ -143,9 +146,54 @@ VariantVerdict cross_check(const Program& p, const Case& c, const std::string& a
   return v;
 }
 
+std::string timeout_message(const std::vector<TimeoutTry>& tries, const std::string& stage) {
+  const TimeoutTry& first = tries.front();
+  const TimeoutTry& rerun = tries.back();
+  if (tries.size() == 1) {
+    return fmt::format("no result within {:.1f} s of CPU time, not confirmed by a rerun (during {})", first.cpu_budget,
+                       stage);
+  }
+  if (first.blocked && rerun.blocked) {
+    return fmt::format("blocked: no result after {:.0f} s of wall time using {:.2f} s of CPU, nor after {:.0f} s on a "
+                       "rerun (during {})",
+                       first.wall_seconds, first.cpu_seconds, rerun.wall_seconds, stage);
+  }
+  return fmt::format("no result within {:.1f} s of CPU time, nor within {:.1f} s on a rerun (during {})",
+                     first.cpu_budget, rerun.cpu_budget, stage);
+}
+
+TimeoutTry timeout_try(const ChildOutcome& o, double budget) {
+  TimeoutTry t;
+  t.cpu_budget = budget;
+  t.cpu_seconds = o.cpu_seconds;
+  t.wall_seconds = o.seconds;
+  t.blocked = o.blocked;
+  t.stage = o.stage;
+  t.finished_cpu_seconds = o.cpu_seconds - o.stage_cpu_seconds;
+  t.outcome = status_name(o.status);
+  return t;
+}
+
+// The child's work under the CPU budget; a try that times out is run again with
+// `confirm_factor` times the budget, and only a second timeout stands (`tries` records both).
+ChildOutcome run_confirmed(const std::function<std::string(Progress&)>& work, const CheckOptions& options,
+                           std::vector<TimeoutTry>& tries) {
+  IsolationLimits limits = options.limits;
+  limits.timeout_per_stage = true;  // --timeout bounds the compile and each binding's run
+  ChildOutcome outcome = run_isolated(work, limits);
+  if (outcome.status != ChildOutcome::Status::TimedOut) return outcome;
+  tries.push_back(timeout_try(outcome, limits.cpu_seconds));
+  if (!options.confirm_timeouts) return outcome;
+  limits.cpu_seconds *= options.confirm_factor;
+  outcome = run_isolated(work, limits);
+  tries.push_back(timeout_try(outcome, limits.cpu_seconds));
+  return outcome;
+}
+
 // Compiles `compiled` with `pipe` in a child and runs it under `cases`; appends one variant per
 // case (compared with the bounds of `p`, the program the cases were bounded on) or one failure.
-// Returns the outputs per case when the child finished.
+// Returns the outputs per case when the child finished. A child stopped at the caller's
+// deadline marks the verdict cancelled.
 std::optional<std::vector<std::vector<Tensor>>> run_variant(const Program& compiled, const Program& p,
                                                             const pipeline::Pipeline& pipe,
                                                             const std::vector<const Case*>& cases,
@@ -153,23 +201,26 @@ std::optional<std::vector<std::vector<Tensor>>> run_variant(const Program& compi
                                                             Verdict& verdict) {
   auto work = [&](Progress& progress) { return compile_and_run(compiled, pipe, cases, progress); };
   ChildOutcome outcome;
+  std::vector<TimeoutTry> tries;
   if (options.isolate) {
-    IsolationLimits limits = options.limits;
-    limits.timeout_per_stage = true;  // --timeout bounds the compile and each binding's run
-    outcome = run_isolated(work, limits);
+    outcome = run_confirmed(work, options, tries);
   } else {
     Progress none(-1);
     outcome.status = ChildOutcome::Status::Ok;
     outcome.payload = work(none);
   }
+  if (outcome.status == ChildOutcome::Status::Cancelled) {
+    verdict.cancelled = true;
+    return std::nullopt;
+  }
   if (outcome.status != ChildOutcome::Status::Ok) {
     VariantVerdict v = base;
     v.kind = failure_kind(outcome);
     v.stage = stage_of(outcome.stage);
-    v.message = outcome.status == ChildOutcome::Status::TimedOut
-                    ? fmt::format("no result after {:.1f} s (during {})", options.limits.timeout_seconds,
-                                  stage_of(outcome.stage))
-                    : outcome.message;
+    v.cpu_ms = outcome.cpu_seconds * 1000;
+    v.message = outcome.status == ChildOutcome::Status::TimedOut ? timeout_message(tries, stage_of(outcome.stage))
+                                                                 : outcome.message;
+    v.tries = std::move(tries);
     // "run n=3"; a program without dims runs under "run (no dim variables)" and keeps {}.
     if (outcome.stage.rfind("run ", 0) == 0 && outcome.stage.compare(4, 1, "(") != 0) {
       v.binding = reference::parse_binding(outcome.stage.substr(4), "stage");
@@ -191,6 +242,8 @@ std::optional<std::vector<std::vector<Tensor>>> run_variant(const Program& compi
     VariantVerdict v = base;
     v.binding = c->env;
     v.compile_ms = compile_ms;
+    v.cpu_ms = outcome.cpu_seconds * 1000;
+    v.tries = tries;
     uint64_t n = 0;
     take(v.run_ms);
     take(n);
@@ -228,32 +281,69 @@ std::vector<sym::Env> default_bindings(const Program& p, int random) {
   return out;
 }
 
-Verdict check_program(const Program& p, const CheckOptions& options) {
+namespace {
+
+Verdict empty_verdict(const Program& p) {
   Verdict verdict;
   verdict.program = p.name();
   verdict.hash = program_hash(p);
   verdict.faults = faults::enabled_faults();
+  return verdict;
+}
+
+// The inputs and bounded reference of one binding; nullopt (and an invalid_program variant in
+// `verdict`) when the reference is not finite there.
+std::optional<Case> make_case(const Program& p, const sym::Env& given, const CheckOptions& options, Verdict& verdict) {
+  Case c;
+  const auto t0 = std::chrono::steady_clock::now();
+  c.env = reference::resolve_binding(p, given, nullptr);
+  tolerance::require_bounding_memory(p, c.env);
+  c.inputs = reference::generate_inputs(p, c.env, options.input_seed);
+  c.bounds = tolerance::bound_program(p, c.env, c.inputs, options.tolerance);
+  verdict.times.reference += ms_since(t0);
+  if (!c.bounds.invalid) return c;
+  VariantVerdict v;
+  v.pipeline = "reference";
+  v.binding = c.env;
+  v.kind = VerdictKind::InvalidProgram;
+  v.stage = "reference";
+  v.message = c.bounds.invalid_reason;
+  verdict.variants.push_back(std::move(v));
+  return std::nullopt;
+}
+
+bool is_named(const pipeline::Pipeline& pipe) {
+  for (const auto& named : pipeline::pipelines()) {
+    if (named.name == pipe.name) {
+      return named.passes == pipe.passes && named.llvm_opt_level == pipe.llvm_opt_level &&
+             named.fma_contraction == pipe.fma_contraction;
+    }
+  }
+  return false;
+}
+
+// A variant's verdict before it ran: a pipeline that is not a named one has its passes recorded.
+VariantVerdict variant_base(const pipeline::Pipeline& pipe, bool specialized) {
+  VariantVerdict base;
+  base.pipeline = pipe.name;
+  base.specialized = specialized;
+  if (!specialized && !is_named(pipe)) {
+    base.passes = pipe.passes;
+    base.llvm_opt_level = pipe.llvm_opt_level;
+    base.fma_contraction = pipe.fma_contraction;
+  }
+  return base;
+}
+
+}  // namespace
+
+Verdict check_program(const Program& p, const CheckOptions& options) {
+  Verdict verdict = empty_verdict(p);
   std::vector<sym::Env> bindings =
       options.bindings.empty() ? default_bindings(p, options.random_bindings) : options.bindings;
   std::vector<Case> cases;
   for (const auto& given : bindings) {
-    Case c;
-    const auto t0 = std::chrono::steady_clock::now();
-    c.env = reference::resolve_binding(p, given, nullptr);
-    c.inputs = reference::generate_inputs(p, c.env, options.input_seed);
-    c.bounds = tolerance::bound_program(p, c.env, c.inputs, options.tolerance);
-    verdict.times.reference += ms_since(t0);
-    if (c.bounds.invalid) {
-      VariantVerdict v;
-      v.pipeline = "reference";
-      v.binding = c.env;
-      v.kind = VerdictKind::InvalidProgram;
-      v.stage = "reference";
-      v.message = c.bounds.invalid_reason;
-      verdict.variants.push_back(std::move(v));
-      continue;
-    }
-    cases.push_back(std::move(c));
+    if (auto c = make_case(p, given, options, verdict)) cases.push_back(std::move(*c));
   }
   if (cases.empty()) return verdict;
   // Named pipelines first; the rest (custom lists, random orders) have their passes recorded.
@@ -265,40 +355,57 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
   for (const auto& c : cases) all_cases.push_back(&c);
   std::map<std::string, std::vector<std::vector<Tensor>>> outputs;  // pipeline -> per case, when it ran
   for (size_t k = 0; k < pipes.size(); ++k) {
-    VariantVerdict base;
-    base.pipeline = pipes[k].name;
-    if (k >= options.pipelines.size()) {
-      base.passes = pipes[k].passes;
-      base.llvm_opt_level = pipes[k].llvm_opt_level;
-      base.fma_contraction = pipes[k].fma_contraction;
-    }
+    const VariantVerdict base = variant_base(pipes[k], false);
     if (auto got = run_variant(p, p, pipes[k], all_cases, base, options, verdict)) outputs[pipes[k].name] = *got;
+    if (verdict.cancelled) return verdict;
   }
   // Symbolic vs shape-specialized: the last named pipeline again, on the program with its dims
   // fixed to one binding's values (the middle one) and SpecializeShapes in front.
   if (options.specialize && !options.pipelines.empty() && !p.dims().empty()) {
     const pipeline::Pipeline& symbolic = pipeline::find_pipeline(options.pipelines.back());
     const size_t i = cases.size() > 1 ? 1 : 0;
-    pipeline::Pipeline specialized = symbolic;
-    specialized.name = symbolic.name + "-specialized";
-    specialized.passes.insert(specialized.passes.begin(), "SpecializeShapes");
-    VariantVerdict base;
-    base.pipeline = specialized.name;
+    const VariantSpec specialized = specialized_variant(symbolic);
     const Program fixed = passes::fix_dims(p, cases[i].env);
-    const auto got = run_variant(fixed, p, specialized, {&cases[i]}, base, options, verdict);
+    const auto got = run_variant(fixed, p, specialized.pipeline, {&cases[i]}, variant_base(specialized.pipeline, true),
+                                 options, verdict);
+    if (verdict.cancelled) return verdict;
     if (got && outputs.count(symbolic.name)) {
-      verdict.variants.push_back(
-          cross_check(p, cases[i], symbolic.name, outputs[symbolic.name][i], specialized.name, got->front(),
-                      options.tolerance));
+      verdict.variants.push_back(cross_check(p, cases[i], symbolic.name, outputs[symbolic.name][i],
+                                             specialized.pipeline.name, got->front(), true, options.tolerance));
     }
   }
   for (const auto& [a, b] : options.cross_checks) {
     if (!outputs.count(a) || !outputs.count(b)) continue;
     for (size_t i = 0; i < cases.size(); ++i) {
-      verdict.variants.push_back(cross_check(p, cases[i], a, outputs[a][i], b, outputs[b][i], options.tolerance));
+      verdict.variants.push_back(
+          cross_check(p, cases[i], a, outputs[a][i], b, outputs[b][i], false, options.tolerance));
     }
   }
   return verdict;
+}
+
+Verdict check_variant(const Program& p, const VariantSpec& spec, const sym::Env& binding, const CheckOptions& options) {
+  Verdict verdict = empty_verdict(p);
+  const std::optional<Case> c = make_case(p, binding, options, verdict);
+  if (!c) return verdict;
+  const Program compiled = spec.specialized ? passes::fix_dims(p, c->env) : p;
+  const VariantVerdict base = variant_base(spec.pipeline, spec.specialized);
+  if (!spec.against) {
+    run_variant(compiled, p, spec.pipeline, {&*c}, base, options, verdict);
+    return verdict;
+  }
+  const auto reference_side = run_variant(p, p, *spec.against, {&*c}, variant_base(*spec.against, false), options, verdict);
+  if (!reference_side) return verdict;
+  const auto tested = run_variant(compiled, p, spec.pipeline, {&*c}, base, options, verdict);
+  if (!tested) return verdict;
+  verdict.variants.push_back(cross_check(p, *c, spec.against->name, reference_side->front(), spec.pipeline.name,
+                                         tested->front(), spec.specialized, options.tolerance));
+  return verdict;
+}
+
+VariantVerdict outcome_of(const Verdict& v) {
+  if (const VariantVerdict* f = v.first_failure()) return *f;
+  return v.variants.empty() ? VariantVerdict{} : v.variants.back();
 }
 
 }  // namespace difftest::oracle

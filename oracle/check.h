@@ -8,6 +8,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/pipeline/pipelines.h"
 #include "oracle/isolate.h"
+#include "oracle/variant.h"
 #include "oracle/verdict.h"
 #include "tolerance/error_model.h"
 
@@ -30,7 +31,15 @@ struct CheckOptions {
     o.mode = tolerance::BoundMode::Probabilistic;
     return o;
   }();
-  IsolationLimits limits;  // the timeout bounds the compile and each binding's run separately
+  // The CPU-time limit bounds the compile and each binding's run separately; limits.deadline,
+  // when set, stops the whole check (Verdict::cancelled).
+  IsolationLimits limits;
+  // A try that exceeds its CPU budget is run again with this many times the budget; only a
+  // second timeout is a `timeout` verdict.
+  double confirm_factor = 4;
+  // false: a try that times out is the verdict at once. For checks whose timeouts are never
+  // reported, only used to reject (a reduction looking for another kind of failure).
+  bool confirm_timeouts = true;
   bool isolate = true;     // false: in process (for debugging; a crash takes the harness down)
 };
 
@@ -46,5 +55,14 @@ std::vector<sym::Env> default_bindings(const Program& p, int random);
 
 // Verdict::faults records the faults enabled in this process (compiler/faults).
 Verdict check_program(const Program& p, const CheckOptions& options);
+
+// One variant under one binding, on its own (what bisection and reduction repeat): its compile
+// compared with the reference, or for a cross-check both compiles compared with the reference
+// and with each other. `options`' pipelines, orders, bindings and cross-checks are not used.
+Verdict check_variant(const Program& p, const VariantSpec& spec, const sym::Env& binding, const CheckOptions& options);
+
+// What a check of one variant showed: its first failure, else its last variant (the
+// cross-check of a cross-check), else ok.
+VariantVerdict outcome_of(const Verdict& v);
 
 }  // namespace difftest::oracle

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -20,6 +23,8 @@ namespace difftest::oracle {
 namespace fs = std::filesystem;
 
 namespace {
+
+const std::set<std::string> kHeaderKeys = {"expect", "fault", "passes", "llvm", "fma", "bind", "what"};
 
 bool is_failure_kind_name(const std::string& name) {
   for (VerdictKind k : {VerdictKind::Mismatch, VerdictKind::CompileCrash, VerdictKind::CompileReject,
@@ -44,6 +49,7 @@ CorpusEntry read_corpus_entry(const std::string& path) {
   CorpusEntry e;
   e.file = path;
   SourceLoc expect_at, bind_at;
+  std::map<std::string, int> seen_on;  // a key that may appear once -> its line
   std::istringstream lines(text);
   std::string line;
   for (int row = 1; std::getline(lines, line); ++row) {
@@ -57,6 +63,23 @@ CorpusEntry read_corpus_entry(const std::string& path) {
     // The value's column (1-based), where an error in it points.
     const size_t value_at = line.find_first_not_of(" \t", line.find(':') + 1);
     const SourceLoc at{path, row, static_cast<int>(value_at == std::string::npos ? line.size() : value_at) + 1};
+    // A one-word key is a header field; anything else before a colon is free text.
+    const bool field = !key.empty() && std::all_of(key.begin(), key.end(), [](char ch) {
+      return std::islower(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
+    });
+    if (!field) continue;
+    if (!kHeaderKeys.count(key)) {
+      throw UserError(ErrorKind::Syntax,
+                      fmt::format("unknown header '# {}:' (known: expect, fault, passes, llvm, fma, bind, what)", key),
+                      SourceLoc{path, row, static_cast<int>(line.find('#')) + 1});
+    }
+    if (key == "passes" || key == "llvm" || key == "fma" || key == "bind") {
+      const auto [it, first] = seen_on.emplace(key, row);
+      if (!first) {
+        throw UserError(ErrorKind::Syntax, fmt::format("a second '# {}:' line (the first is on line {})", key, it->second),
+                        at);
+      }
+    }
     if (key == "expect") {
       if (expect_at.valid()) {
         throw UserError(ErrorKind::Syntax, fmt::format("a second '# expect:' line (the first is on line {})", expect_at.line),

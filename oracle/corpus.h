@@ -14,7 +14,9 @@
 //   # fma: on                                       ... with FMA contraction (default off)
 //   # bind: k=1                                     also checked under this binding
 //
-// Other comment lines (`# what:`) are free text.
+// `# what:` is free text, and so is a comment line without a one-word key before a colon; any
+// other one-word key is an error (a misspelt header would otherwise be ignored), and so is a
+// second `# passes:`, `# llvm:`, `# fma:` or `# bind:`.
 #pragma once
 
 #include <optional>

@@ -33,11 +33,12 @@ std::string pass_of(const std::string& fault) {
   return "";
 }
 
-// The first compiler failure the campaign journaled.
+// The first compiler failure the campaign journaled that the fault caused (the clean compiler
+// passes the same variant of the same program).
 const FailureClass* first_failure(const CampaignSummary& s) {
   const FailureClass* first = nullptr;
   for (const auto& f : s.failures) {
-    if (!is_compiler_failure(f.kind) || f.found_after_seconds < 0) continue;
+    if (!is_compiler_failure(f.kind) || !f.attributable || f.found_after_seconds < 0) continue;
     if (!first || f.found_after_seconds < first->found_after_seconds) first = &f;
   }
   return first;
@@ -70,7 +71,8 @@ nlohmann::json DetectionRun::to_json() const {
                    {"detected", detected},
                    {"seconds", seconds},
                    {"programs", programs},
-                   {"failing_programs", failing_programs}};
+                   {"failing_programs", failing_programs},
+                   {"not_ok", not_ok}};
   if (!detected) return j;
   j.update({{"seed", seed}, {"kind", kind}, {"signature", signature}, {"reduced", reduced}});
   if (reduced) {
@@ -155,6 +157,7 @@ FaultDetection detect_fault(const std::string& fault, const DetectionOptions& op
     }
     for (const auto& [kind, n] : s.status.counts) {
       if (is_compiler_failure(kind)) run.failing_programs += n;
+      if (kind != "ok") run.not_ok[kind] += n;
     }
     if (fault.empty()) {  // the clean compiler ran its whole budget: count every program
       run.programs = s.status.done;
@@ -201,13 +204,21 @@ std::string detection_markdown(const std::vector<FaultDetection>& faults, const 
   }
   int64_t programs = 0, alarms = 0;
   double seconds = 0;
+  std::map<std::string, int64_t> by_kind;
   for (const auto& r : clean.runs) {
     programs += r.programs;
-    alarms += r.failing_programs;
     seconds += r.seconds;
+    for (const auto& [kind, n] : r.not_ok) {
+      alarms += n;
+      by_kind[kind] += n;
+    }
   }
-  s += fmt::format("\nClean compiler, the same campaigns run to their budget: {} programs in {:.0f} s, {} false alarms.\n",
-                   programs, seconds, alarms);
+  std::vector<std::string> kinds;
+  for (const auto& [kind, n] : by_kind) kinds.push_back(fmt::format("{} {}", kind, n));
+  s += fmt::format("\nA fault counts as detected only by a failure attributable to it: the same program, variant and "
+                   "binding pass with the fault off.\n\nClean compiler, the same campaigns run to their budget: {} "
+                   "programs in {:.0f} s, {} false alarms (every verdict other than ok){}.\n",
+                   programs, seconds, alarms, kinds.empty() ? "" : fmt::format(": {}", fmt::join(kinds, ", ")));
   return s;
 }
 
@@ -221,8 +232,10 @@ nlohmann::json detection_json(const std::vector<FaultDetection>& faults, const F
   for (const auto& f : faults) j["faults"].push_back(f.to_json());
   nlohmann::json c = nlohmann::json::array();
   for (const auto& r : clean.runs) {
+    int64_t alarms = 0;
+    for (const auto& [kind, n] : r.not_ok) alarms += n;
     c.push_back({{"start_seed", r.start_seed}, {"programs", r.programs}, {"seconds", r.seconds},
-                 {"false_alarms", r.failing_programs}, {"first_signature", r.signature}});
+                 {"false_alarms", alarms}, {"false_alarms_by_kind", r.not_ok}, {"first_signature", r.signature}});
   }
   j["clean"] = c;
   return j;

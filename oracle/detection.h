@@ -1,5 +1,6 @@
 // The detection benchmark: for each fault of the catalog (compiler/faults), campaigns with the
-// fault on, from several starting seeds, each stopped at its first failure or at a time
+// fault on, from several starting seeds, each stopped at its first failure attributable to the
+// fault (the same program, variant and binding pass with it off; oracle/campaign.h) or at a time
 // budget; how long and how many programs it took, what was reported, and whether reducing that
 // first failure names the pass the fault lives in. The same campaigns on the clean compiler
 // count false alarms. bench/detection_bench prints the tables; docs/faults.md has the figures.
@@ -7,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,7 +38,10 @@ struct DetectionRun {
   int64_t programs = 0;  // journaled by then, the failing one included
   uint64_t seed = 0;     // the first failing seed
   std::string kind, signature;
-  int64_t failing_programs = 0;  // of all the programs journaled (the false alarms of a clean run)
+  int64_t failing_programs = 0;  // compiler failures among all the programs journaled
+  // Every verdict other than ok, by kind (harness errors, invalid programs and confirmed
+  // timeouts included): the false alarms of a clean run.
+  std::map<std::string, int64_t> not_ok;
   // The reduction of that failure:
   bool reduced = false;
   std::string reduce_note;  // why not, or what else happened

@@ -3,14 +3,19 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "compiler/ir/diagnostics.h"
 
@@ -45,7 +50,11 @@ size_t current_address_space() {
 
 // The stream from the child: progress frames 'P' + 4-byte length + stage name, then the final
 // report 'R' + tag ('O' ok, 'U' user error, 'E' other error) + text up to EOF.
-[[noreturn]] void child_main(int fd, const std::function<std::string(Progress&)>& work, const IsolationLimits& limits) {
+[[noreturn]] void child_main(int fd, const std::function<std::string(Progress&)>& work, const IsolationLimits& limits,
+                             pid_t parent) {
+  // A parent killed at its own deadline (a campaign worker) takes its child with it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
   // Default dispositions, so a crash kills the child with its signal even when a sanitizer or
   // the parent installed handlers for them.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
@@ -72,7 +81,43 @@ size_t current_address_space() {
   ::_exit(0);  // no atexit handlers or static destructors of the parent's state
 }
 
+constexpr double kCpuPollSeconds = 0.025;
+
+double seconds_of(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; }
+
+// The CPU time a child has used so far, every thread of it, read from the kernel's clock for
+// that process.
+class ChildCpuClock {
+ public:
+  explicit ChildCpuClock(pid_t pid) : ok_(::clock_getcpuclockid(pid, &clock_) == 0) {}
+  double seconds() {
+    timespec ts{};
+    if (ok_ && ::clock_gettime(clock_, &ts) == 0) {
+      last_ = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+    }
+    return last_;  // a child that has just exited keeps its last reading
+  }
+
+ private:
+  clockid_t clock_{};
+  bool ok_;
+  double last_ = 0;
+};
+
 }  // namespace
+
+Deadline deadline_in(double seconds) {
+  if (!(seconds > 0)) return std::nullopt;
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+double seconds_left(const Deadline& d) {
+  if (!d) return std::numeric_limits<double>::infinity();
+  return std::max(0.0, std::chrono::duration<double>(*d - std::chrono::steady_clock::now()).count());
+}
+
+bool passed(const Deadline& d) { return d && std::chrono::steady_clock::now() >= *d; }
 
 void Progress::stage(const std::string& name) {
   const auto n = static_cast<uint32_t>(name.size());
@@ -89,6 +134,7 @@ const char* status_name(ChildOutcome::Status s) {
     case ChildOutcome::Status::Crashed: return "crashed";
     case ChildOutcome::Status::TimedOut: return "timed_out";
     case ChildOutcome::Status::Lost: return "lost";
+    case ChildOutcome::Status::Cancelled: return "cancelled";
   }
   return "?";
 }
@@ -101,38 +147,55 @@ ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, con
   int fds[2];
   DT_CHECK(::pipe(fds) == 0, fmt::format("pipe: {}", std::strerror(errno)));
   std::fflush(nullptr);  // the child must not flush the parent's buffered output again
+  const pid_t parent = ::getpid();
   const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   DT_CHECK(pid >= 0, fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
     ::close(fds[0]);
-    child_main(fds[1], work, limits);
+    child_main(fds[1], work, limits, parent);
   }
   ::close(fds[1]);
   ChildOutcome out;
+  ChildCpuClock cpu(pid);
   std::string report;
-  bool timed_out = false;
+  bool timed_out = false, cancelled = false;
   char buf[65536];
-  auto clock_start = t0;
+  auto stage_start = t0;
+  double stage_cpu_start = 0;
+  const double backstop = limits.cpu_seconds * limits.wall_factor;
   for (;;) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - clock_start).count();
-    const double left = limits.timeout_seconds - elapsed;
-    if (left <= 0) {
+    const auto now = std::chrono::steady_clock::now();
+    if (passed(limits.deadline)) {
+      cancelled = true;
+      break;
+    }
+    if (cpu.seconds() - stage_cpu_start >= limits.cpu_seconds) {
       timed_out = true;
       break;
     }
+    const double wall = std::chrono::duration<double>(now - stage_start).count();
+    if (wall >= backstop) {
+      timed_out = out.blocked = true;
+      break;
+    }
+    // Wake often enough that the CPU limit overshoots by little.
+    const double wait = std::min({kCpuPollSeconds, backstop - wall, seconds_left(limits.deadline)});
     pollfd p{fds[0], POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(left * 1000) + 1);
+    const int r = ::poll(&p, 1, static_cast<int>(std::ceil(wait * 1000)));
     if (r < 0 && errno == EINTR) continue;
-    if (r == 0) continue;  // re-check the clock
+    if (r == 0) continue;  // re-check the clocks
     const ssize_t n = ::read(fds[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // EOF: the child closed its end (finished or died)
     report.append(buf, static_cast<size_t>(n));
-    if (limits.timeout_per_stage) clock_start = std::chrono::steady_clock::now();  // a stage began (or the report came)
+    if (limits.timeout_per_stage) {  // a stage began (or the report came)
+      stage_start = std::chrono::steady_clock::now();
+      stage_cpu_start = cpu.seconds();
+    }
   }
   ::close(fds[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
+  if (timed_out || cancelled) ::kill(pid, SIGKILL);
   // Split the stream into progress frames and the final report.
   size_t at = 0;
   while (at < report.size() && report[at] == 'P' && at + 5 <= report.size()) {
@@ -144,10 +207,16 @@ ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, con
   }
   report = at < report.size() && report[at] == 'R' ? report.substr(at + 1) : std::string();
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (timed_out) {
+  out.cpu_seconds = seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime);
+  out.stage_cpu_seconds = std::max(0.0, out.cpu_seconds - stage_cpu_start);
+  if (cancelled) {
+    out.status = ChildOutcome::Status::Cancelled;
+    out.message = "stopped at the caller's deadline";
+  } else if (timed_out) {
     out.status = ChildOutcome::Status::TimedOut;
   } else if (WIFSIGNALED(status)) {
     out.status = ChildOutcome::Status::Crashed;

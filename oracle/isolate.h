@@ -1,22 +1,42 @@
-// Runs work in a forked child process with a wall-clock timeout and a memory cap, so a
-// compiler crash, an abort or an infinite loop in generated code becomes a result, never a
-// harness crash.
+// Runs work in a forked child process with a CPU-time limit and a memory cap, so a compiler
+// crash, an abort or an infinite loop in generated code becomes a result, never a harness
+// crash.
+//
+// The limit is on CPU time, as the kernel counts it for the child (all its threads), not on
+// the wall clock: a busy machine slows a child down but does not make it use more CPU, so a
+// verdict does not depend on the load. A child that blocks (waits on a lock that never opens)
+// uses no CPU; a wall-clock backstop, a multiple of the CPU budget, stops it.
 //
 // Only the compiler runs in the child: the reference interpreter (OpenBLAS, with its thread
 // pool) stays in the parent, because a forked child inherits none of the parent's threads.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace difftest::oracle {
 
+using Deadline = std::optional<std::chrono::steady_clock::time_point>;
+
+// A deadline `seconds` from now; none when `seconds` <= 0.
+Deadline deadline_in(double seconds);
+// Seconds left before `d` (infinity when there is none, 0 when it has passed).
+double seconds_left(const Deadline& d);
+bool passed(const Deadline& d);
+
 struct IsolationLimits {
-  double timeout_seconds = 10;
+  double cpu_seconds = 10;  // CPU time the child may use (per stage when `timeout_per_stage`)
   size_t memory_bytes = size_t{4} << 30;  // address space the child may add to the parent's (not under ASan)
-  // true: the timeout bounds each stage the work reports (Progress::stage) rather than the
-  // whole work, so a compile and every run each get `timeout_seconds`.
+  // true: the limit bounds each stage the work reports (Progress::stage) rather than the whole
+  // work, so a compile and every run each get `cpu_seconds`.
   bool timeout_per_stage = false;
+  // The wall-clock backstop for a child that blocks: `wall_factor` x `cpu_seconds`.
+  double wall_factor = 10;
+  // The caller's own time limit (a command's --time or --budget): the child is killed when it
+  // passes and the outcome is Cancelled, which says nothing about the program.
+  Deadline deadline;
 };
 
 // Lets the work tell the parent how far it got before it finishes (or dies): the last stage
@@ -35,15 +55,19 @@ struct ChildOutcome {
     Ok,          // the work returned; `payload` holds what it returned
     Error,       // the work threw; `message` holds what()
     Crashed,     // killed by a signal (SIGSEGV, SIGABRT, ...); `signal` says which
-    TimedOut,    // killed after the timeout
+    TimedOut,    // killed at the CPU limit, or (`blocked`) at the wall-clock backstop
     Lost,        // exited without reporting (e.g. exit() called inside the work)
+    Cancelled,   // killed at the caller's deadline: no verdict
   };
   Status status = Status::Lost;
   std::string payload;
   std::string message;
   bool user_error = false;  // Error from a difftest::UserError (bad input) rather than an internal one
+  bool blocked = false;     // TimedOut by the wall-clock backstop, the CPU limit not reached
   int signal = 0;
-  double seconds = 0;
+  double seconds = 0;        // wall clock, the whole child
+  double cpu_seconds = 0;    // CPU time of the whole child, all its threads
+  double stage_cpu_seconds = 0;  // CPU time of the last stage (of the whole work without stages)
   std::string stage;  // the last Progress::stage the child reached ("" when none)
 };
 

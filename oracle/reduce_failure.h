@@ -4,6 +4,7 @@
 // fails with the same failure key and the same culprit (no slippage to another bug).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,17 +18,23 @@ namespace difftest::oracle {
 
 inline constexpr const char* kDifftestVersion = "0.1.0";
 
-// A failing pipeline under one binding: what bisection and reduction start from.
-struct FailingRun {
-  pipeline::Pipeline pipeline;
-  sym::Env binding;
-  VariantVerdict verdict;
-};
-
-// The first failure of check_program(p, options) that one pipeline shows on its own (a
-// cross-check between two pipelines or a specialized compile is reported as such by a
-// UserError of kind Usage: check those pipelines separately).
+// The first failure check_program(p, options) shows, whichever variant showed it (a pipeline,
+// a random order, the specialized compile, a cross-check); nullopt when there is none.
 std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions& options);
+
+// The failure a saved verdict records (verdict.json beside a reproducer, as a campaign or
+// `--save` writes it): the variant with the verdict's "signature", else its first failing
+// variant. nullopt when it records no failure; UserError naming `where` when it is malformed.
+std::optional<FailingRun> recorded_failing_run(const nlohmann::json& verdict, const std::string& where);
+
+// Where a reduction is (for progress lines).
+struct ReduceProgress {
+  std::string phase;  // "bisect", "reduce", "final check"
+  int oracle_calls = 0;
+  double elapsed = 0, time_limit = 0;  // seconds; time_limit 0: none
+  int64_t ops = 0;                     // of the best program so far
+  std::string step;                    // what the last call checked
+};
 
 struct ReductionReport {
   Program original;
@@ -38,14 +45,24 @@ struct ReductionReport {
   bool reproduces = false;         // ... shows the original's failure key (a final check)
   std::vector<std::string> faults;
   bool passes_without_faults = false;  // with faults injected: the reduced program without them
+  // Where the time limit stopped the work ("" when it did not): "bisection" (no culprit, the
+  // original program is the result), "reduction", or "final check" (reproduces and
+  // passes_without_faults were not checked).
+  std::string stopped_in;
   int oracle_calls = 0;         // bisection + reduction + final checks
   double seconds = 0;
 };
 
+// "reduce: bisect  14 oracle calls  0m41s of 2m00s  23 ops  last: ..."
+std::string format_reduce_progress(const ReduceProgress& p);
+
 // Bisects, reduces, and writes DIR/repro.ir, DIR/in_<name>.npy, DIR/verdict.json and
 // DIR/report.md (the best program so far is in DIR/repro.ir after every accepted step).
+// `reduce_options.time_limit` bounds the whole of it, bisection and final checks included;
+// candidates get CPU budgets relative to the original's measured work (bisect.h).
 ReductionReport reduce_failure(const Program& p, const FailingRun& failing, const CheckOptions& options,
-                               fuzz::ReduceOptions reduce_options, const std::string& out_dir);
+                               fuzz::ReduceOptions reduce_options, const std::string& out_dir,
+                               const std::function<void(const ReduceProgress&)>& on_progress = {});
 
 // The text of report.md.
 std::string report_markdown(const ReductionReport& r);

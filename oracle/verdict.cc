@@ -22,9 +22,23 @@ const char* verdict_kind_name(VerdictKind k) {
   return "?";
 }
 
+std::optional<VerdictKind> verdict_kind_from_name(const std::string& name) {
+  for (VerdictKind k : {VerdictKind::Ok, VerdictKind::Mismatch, VerdictKind::CompileCrash, VerdictKind::CompileReject,
+                        VerdictKind::RuntimeCrash, VerdictKind::Timeout, VerdictKind::InvalidProgram}) {
+    if (name == verdict_kind_name(k)) return k;
+  }
+  return std::nullopt;
+}
+
 std::string signature_kind(const std::string& signature) { return signature.substr(0, signature.find('|')); }
 
 bool is_failure(VerdictKind k) { return k != VerdictKind::Ok && k != VerdictKind::InvalidProgram; }
+
+std::string format_duration(double seconds) {
+  const auto t = static_cast<int64_t>(seconds);
+  if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, t / 60 % 60);
+  return fmt::format("{}m{:02}s", t / 60, t % 60);
+}
 
 std::string normalize_message(const std::string& m) {
   std::string out;
@@ -73,6 +87,8 @@ nlohmann::json VariantVerdict::to_json() const {
     j["llvm_opt_level"] = llvm_opt_level;
     j["fma_contraction"] = fma_contraction;
   }
+  if (specialized) j["specialized"] = true;
+  if (!against.empty()) j["against"] = against;
   if (kind == VerdictKind::Mismatch || kind == VerdictKind::Ok) {
     j["worst_ratio"] = worst_ratio;
   }
@@ -85,6 +101,19 @@ nlohmann::json VariantVerdict::to_json() const {
     j["bound"] = bound;
   }
   if (is_failure(kind)) j["signature"] = signature();
+  if (cpu_ms > 0) j["cpu_ms"] = cpu_ms;
+  if (!tries.empty()) {
+    j["tries"] = nlohmann::json::array();
+    for (const auto& t : tries) j["tries"].push_back(t.to_json());
+  }
+  return j;
+}
+
+nlohmann::json TimeoutTry::to_json() const {
+  nlohmann::json j = {{"cpu_budget_s", cpu_budget}, {"cpu_s", cpu_seconds}, {"wall_s", wall_seconds},
+                      {"stage", stage}, {"outcome", outcome},
+                      {"finished_cpu_s", finished_cpu_seconds}};
+  if (blocked) j["blocked"] = true;
   return j;
 }
 
@@ -129,11 +158,18 @@ const VariantVerdict* Verdict::first_failure() const {
   return nullptr;
 }
 
+int Verdict::refuted_timeouts() const {
+  return static_cast<int>(std::count_if(variants.begin(), variants.end(), [](const VariantVerdict& v) {
+    return !v.tries.empty() && v.kind != VerdictKind::Timeout;
+  }));
+}
+
 nlohmann::json Verdict::to_json() const {
   nlohmann::json j = {{"program", program}, {"hash", fmt::format("{:016x}", hash)}, {"verdict", verdict_kind_name(overall())},
                       {"faults", faults}, {"times", times.to_json()}};
   j["variants"] = nlohmann::json::array();
   for (const auto& v : variants) j["variants"].push_back(v.to_json());
+  if (cancelled) j["cancelled"] = true;
   return j;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,23 @@ enum class VerdictKind {
   InvalidProgram,  // the reference is not finite: the generator's fault, never a compiler bug
 };
 const char* verdict_kind_name(VerdictKind k);  // ok mismatch compile_crash ...
+// The kind of a name verdict_kind_name gives; nullopt for any other text.
+std::optional<VerdictKind> verdict_kind_from_name(const std::string& name);
 bool is_failure(VerdictKind k);                // a compiler bug: not ok, not invalid_program
 // The kind name a signature or failure key starts with ("timeout" of "timeout|O0|run|...").
 std::string signature_kind(const std::string& signature);
+
+// A compile that did not finish within its CPU budget, and the rerun with a larger budget
+// that confirms (or refutes) the timeout.
+struct TimeoutTry {
+  double cpu_budget = 0;  // seconds
+  double cpu_seconds = 0, wall_seconds = 0;
+  bool blocked = false;   // stopped by the wall-clock backstop, the CPU budget not reached
+  std::string stage;      // where it was ("compile FuseOps", "run n=3")
+  double finished_cpu_seconds = 0;  // CPU time of the stages before `stage`
+  std::string outcome;    // "timed_out", or how the rerun ended ("ok", "crashed", ...)
+  nlohmann::json to_json() const;
+};
 
 // One pipeline under one binding.
 struct VariantVerdict {
@@ -31,6 +46,10 @@ struct VariantVerdict {
   std::vector<std::string> passes;
   int llvm_opt_level = -1;
   bool fma_contraction = false;
+  // The shape-specialized compile (on the program with its dims fixed to `binding`).
+  bool specialized = false;
+  // A cross-check: the named pipeline whose results this compile's were compared with.
+  std::string against;
   sym::Env binding;
   VerdictKind kind = VerdictKind::Ok;
   std::string stage;    // the pass (or "codegen") a compile failed in, "run", or "compare"
@@ -41,6 +60,10 @@ struct VariantVerdict {
   std::vector<int64_t> index;
   double got = 0, want = 0, bound = 0, worst_ratio = 0;
   double compile_ms = 0, run_ms = 0;
+  double cpu_ms = 0;  // CPU time of the child that compiled and ran it (all bindings), as the kernel counts it
+  // Set when a try timed out: that try and its rerun with a larger budget. A timeout is the
+  // verdict only when both timed out; otherwise the verdict is the rerun's.
+  std::vector<TimeoutTry> tries;
 
   std::string signature() const;
   nlohmann::json to_json() const;
@@ -58,16 +81,25 @@ struct Verdict {
   std::vector<VariantVerdict> variants;
   std::vector<std::string> faults;  // injected faults, recorded for reproducers
   StageTimes times;
+  // The caller's deadline stopped the check: `variants` is incomplete and says nothing final
+  // about the program.
+  bool cancelled = false;
 
   // The most severe variant kind (failures first, then invalid_program, then ok).
   VerdictKind overall() const;
   const VariantVerdict* first_failure() const;
+  // Variants with a try that timed out and a rerun that did not: what a CPU-time budget
+  // that is too tight, or a noisy machine, would have turned into false timeouts.
+  int refuted_timeouts() const;
   nlohmann::json to_json() const;
 };
 
 // The verdict for a terminal: the program hash, one line per variant (pipeline, binding, kind,
 // worst ratio or message), then "verdict: <overall>". `title` opens the first line.
 std::string format_verdict(const Verdict& v, const std::string& title);
+
+// "2m05s", "1h07m": elapsed and remaining times in progress lines.
+std::string format_duration(double seconds);
 
 // `message` with numbers, %names, @names and bracketed shapes masked, so that failures that
 // differ only in those collapse to one signature.

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ops/op.h"
 #include "compiler/tensor/constant.h"
@@ -58,19 +60,35 @@ Tensor to_storage(const Tensor& t, Mode mode) {
 
 }  // namespace
 
-Evaluation evaluate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs, Mode mode) {
-  check_binding(p, env);
+int64_t evaluation_bytes(const Program& p, const sym::Env& env, Mode m, int64_t extra_per_element) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t total = 0;
   for (const auto& b : p.bindings()) {
     for (const auto& r : b.results()) {
       const int64_t n = shape_numel(concrete_shape(r.type(), env));
-      total += n * dtype_bytes(storage_dtype(r.type().dtype, mode));
-      if (total > kMaxEvaluationBytes) {
-        throw UserError(ErrorKind::Limit, fmt::format("evaluating @{} under {} needs more than {} GiB", p.name(),
-                                                      binding_str(env), kMaxEvaluationBytes >> 30));
-      }
+      const int64_t per = dtype_bytes(storage_dtype(r.type().dtype, m)) + (is_float(r.type().dtype) ? extra_per_element : 0);
+      if (per > 0 && n > (kMax - total) / per) return kMax;
+      total += n * per;
     }
   }
+  return total;
+}
+
+void require_evaluation_memory(const Program& p, const sym::Env& env, Mode m, int64_t extra_per_element,
+                               const std::string& what) {
+  check_binding(p, env);
+  const int64_t bytes = evaluation_bytes(p, env, m, extra_per_element);
+  if (bytes <= kMaxEvaluationBytes) return;
+  throw UserError(ErrorKind::Limit,
+                  fmt::format("@{} under {} needs {:.1f} GiB for {}, more than the {} GiB limit: narrow the ranges of "
+                              "its dims or give a smaller binding",
+                              p.name(), binding_str(env), static_cast<double>(bytes) / double(int64_t{1} << 30), what,
+                              kMaxEvaluationBytes >> 30));
+}
+
+Evaluation evaluate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs, Mode mode) {
+  check_binding(p, env);
+  require_evaluation_memory(p, env, mode, 0, "its reference values");
   for (const auto& [name, t] : inputs) {
     bool known = false;
     for (const auto& v : p.params()) known = known || v.name() == name;

@@ -41,6 +41,16 @@ struct Evaluation {
 // Largest total of live tensor bytes an evaluation may allocate (UserError Limit beyond).
 constexpr int64_t kMaxEvaluationBytes = int64_t{8} << 30;
 
+// The bytes of every value of `p` under `env` in mode `m` (what evaluate keeps live), plus
+// `extra_per_element` for each element of a float value (what a caller keeps beside it, such
+// as error bounds). Saturates at INT64_MAX; UserError on a shape that overflows.
+int64_t evaluation_bytes(const Program& p, const sym::Env& env, Mode m, int64_t extra_per_element = 0);
+
+// UserError(Limit) before anything is allocated when evaluation_bytes exceeds
+// kMaxEvaluationBytes: "@p under n=50000 needs 74.5 GiB for <what> ...".
+void require_evaluation_memory(const Program& p, const sym::Env& env, Mode m, int64_t extra_per_element,
+                               const std::string& what);
+
 // `env` binds every dim variable (within its range); `inputs` holds one tensor per param, by
 // name, with the param's dtype and concrete shape. Bad bindings or inputs are UserErrors; a
 // computed shape that differs from the binding's type is an InternalError naming the op.

@@ -19,7 +19,7 @@ trap 'rm -rf "$out"' EXIT
 status=0
 for ((i = 0; i < count && i < n; ++i)); do
   fault=${faults[$(( (start + i) % n ))]}
-  "$difftest" gate --corpus corpus/faults --inject "$fault" --fail-fast --timeout 5 --out "$out/gate" > "$out/log" 2>&1
+  "$difftest" gate --corpus corpus/faults --inject "$fault" --fail-fast --timeout 2 --out "$out/gate" > "$out/log" 2>&1
   code=$?
   if [ "$code" -eq 1 ]; then
     echo "gate_faults: $fault: the gate failed, as it must, at $(grep '^NEW' "$out/log" | head -1 | awk '{print $2}')"

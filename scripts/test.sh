@@ -15,7 +15,7 @@ echo "release tests done after $(( $(date +%s) - start )) s"
 # The gate as a compiler repository's CI would run it: the corpus plus a short seed range must
 # pass on the clean compiler, and it must fail with a rotating sample of faults on.
 mkdir -p build/gate
-./build/difftest gate --seeds 0..99 --budget 120 --jobs 2 --timeout 60 --out build/gate \
+./build/difftest gate --seeds 0..99 --budget 900 --jobs 2 --timeout 60 --out build/gate \
   --junit build/gate/junit.xml --json build/gate/gate.json
 ./scripts/gate_faults.sh ./build/difftest 3
 echo "gate done after $(( $(date +%s) - start )) s"

@@ -135,6 +135,11 @@ const Rule* find_rule(const std::string& op) {
   return nullptr;
 }
 
+void require_bounding_memory(const Program& p, const sym::Env& env) {
+  reference::require_evaluation_memory(p, env, reference::Mode::F64, kBoundBytesPerElement,
+                                       "the reference and its error bounds");
+}
+
 BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
                              const Options& opt) {
   const reference::Evaluation ev = reference::evaluate(p, env, inputs, reference::Mode::F64);

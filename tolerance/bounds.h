@@ -46,6 +46,13 @@ struct BoundedProgram {
 BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
                              const Options& opt);
 
+// What bound_program keeps per float element beside the f64 reference value: Bounded's exact
+// tensor, ref, err and uncertain, and the rules' temporaries.
+inline constexpr int64_t kBoundBytesPerElement = 8 + 8 + 8 + 1 + 16;
+// UserError(Limit) naming the binding when bounding `p` under `env` (with its inputs) would
+// take more than reference::kMaxEvaluationBytes: checked before any input is generated.
+void require_bounding_memory(const Program& p, const sym::Env& env);
+
 // Internal to tolerance/: what an op's rule sees.
 struct RuleContext {
   const Binding& binding;

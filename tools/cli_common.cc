@@ -1,5 +1,8 @@
 #include "tools/cli_common.h"
 
+#include <charconv>
+#include <cmath>
+
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/pipeline/pass_manager.h"
@@ -7,15 +10,55 @@
 namespace difftest::cli {
 
 
+CLI::Validator unsigned_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+        if (text.empty() || ptr != end) return fmt::format("'{}' is not a whole number >= 0", text);
+        if (ec == std::errc::result_out_of_range) return fmt::format("'{}' is larger than 2^64-1", text);
+        return "";
+      },
+      "UINT");
+}
+
+namespace {
+
+CLI::Validator finite_at_least(bool zero_allowed) {
+  return CLI::Validator(
+      [zero_allowed](std::string& text) -> std::string {
+        double v = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+        if (text.empty() || ptr != end || ec != std::errc() || !std::isfinite(v)) {
+          return fmt::format("'{}' is not a finite number", text);
+        }
+        if (v < 0 || (!zero_allowed && v == 0)) return fmt::format("'{}' must be {}", text, zero_allowed ? ">= 0" : "> 0");
+        return "";
+      },
+      zero_allowed ? "SECONDS" : "POSITIVE");
+}
+
+}  // namespace
+
+CLI::Validator seconds() { return finite_at_least(true); }
+CLI::Validator positive_finite() { return finite_at_least(false); }
+
 void add_check_flags(CLI::App* app, CheckFlags& f, bool with_save) {
+  f.app = app;
   app->add_option("--opt", f.opt, "comma-separated pipelines (default O0,O1,O2,O3; none: only --passes/--orders)");
   app->add_option("--passes", f.passes, "also check this pass list a,b,c (see --list-passes)");
   app->add_option("--passes-llvm", f.passes_llvm, "LLVM level 0..3 for --passes (default 0)")->check(CLI::Range(0, 3));
   app->add_option("--orders", f.orders, "random valid pass orders to check besides the pipelines (default 2)")
       ->check(CLI::Range(0, 64));
-  app->add_option("--timeout", f.timeout, "seconds for each pipeline's compile and runs (default 10)");
+  app->add_option("--timeout", f.timeout,
+                  "CPU seconds for each pipeline's compile and for each run (default 10; a timeout counts only if a "
+                  "rerun with 4x the budget times out too)")
+      ->check(positive_finite());
   app->add_option("--inject", f.inject, "turn on a test fault (see list-faults); repeatable");
-  app->add_option("--random-bindings", f.random_bindings, "random dim bindings on top of the standard ones (default 2)");
+  app->add_option("--random-bindings", f.random_bindings, "random dim bindings on top of the standard ones (default 2)")
+      ->check(CLI::Range(0, 64));
   if (with_save) {
     app->add_flag("--json", f.json, "print the verdict as JSON");
     app->add_option("--save", f.save_dir, "write program.ir, the inputs (.npy) and verdict.json to DIR");
@@ -75,7 +118,7 @@ difftest::oracle::CheckOptions check_options(const CheckFlags& f) {
   if (f.random_bindings < 0 || f.random_bindings > 64) {
     throw difftest::UserError(difftest::ErrorKind::Usage, "--random-bindings: must be 0..64");
   }
-  options.limits.timeout_seconds = f.timeout;
+  options.limits.cpu_seconds = f.timeout;
   options.tolerance = f.tolerance;
   options.random_bindings = f.random_bindings;
   for (const auto& name : f.inject) difftest::faults::enable(name);

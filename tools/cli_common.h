@@ -27,9 +27,20 @@ struct CheckFlags {
   int random_bindings = 2;
   bool json = false;
   difftest::tolerance::Options tolerance = difftest::oracle::CheckOptions{}.tolerance;
+  CLI::App* app = nullptr;  // where the flags were added: to ask which were given
+
+  bool given(const std::string& flag) const { return app && app->count(flag) > 0; }
+  // --opt, --passes or --orders on the command line
+  bool pipelines_given() const { return given("--opt") || given("--passes") || given("--orders"); }
 };
 
 void add_check_flags(CLI::App* app, CheckFlags& f, bool with_save);
+
+// Validators for what CLI11 would otherwise wrap or take silently ("-1" for an unsigned
+// number, "1e999" or "nan" for seconds).
+CLI::Validator unsigned_number();  // decimal digits only, at most 2^64-1
+CLI::Validator seconds();          // a finite number >= 0
+CLI::Validator positive_finite();  // a finite number > 0
 std::vector<std::string> split_list(const std::string& s);
 // Validates the flags (usage errors before any work) and turns the faults on.
 oracle::CheckOptions check_options(const CheckFlags& f);

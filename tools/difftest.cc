@@ -32,7 +32,9 @@
 #include "reference/summary.h"
 #include "tolerance/compare.h"
 
+#include "oracle/output_paths.h"
 #include "tools/cli_common.h"
+#include "tools/progress_line.h"
 
 namespace {
 
@@ -41,6 +43,7 @@ using namespace difftest::cli;
 int report(const difftest::Program& p, const CheckFlags& f, const std::string& title, const nlohmann::json& extra) {
   namespace oracle = difftest::oracle;
   const oracle::CheckOptions options = check_options(f);
+  if (!f.save_dir.empty()) oracle::require_writable_dir(f.save_dir, "--save");
   const oracle::Verdict v = oracle::check_program(p, options);
   if (!f.save_dir.empty()) oracle::save_reproducer(f.save_dir, p, v, options.input_seed);
   if (f.json) {
@@ -83,20 +86,20 @@ int run_fuzz(const FuzzFlags& f) {
   oracle::CampaignOptions o = campaign_options(f.check, f.seeds, "--time");
   o.out_dir = f.out;
   o.resume = f.resume;
-  const bool tty = ::isatty(STDERR_FILENO) != 0;
-  const auto summary = oracle::run_campaign(o, [&](const oracle::CampaignStatus& s) {
-    if (tty) fmt::print(stderr, "\r\033[K{}", oracle::format_progress(s, o.time_limit));
-  });
-  if (tty) fmt::print(stderr, "\n");
+  ProgressLine progress;
+  const auto summary = oracle::run_campaign(
+      o, [&](const oracle::CampaignStatus& s) { progress.update("fuzz: " + oracle::format_progress(s, o.time_limit)); });
+  progress.finish();
   fmt::print("{}", oracle::format_summary(summary));
   fmt::print("journal: {}/journal.jsonl  summary: {}/summary.json\n", f.out, f.out);
   if (f.reduce && !summary.failures.empty()) {
     difftest::fuzz::ReduceOptions ro;
     ro.jobs = f.seeds.jobs;
     ro.time_limit = f.reduce_time;
-    const auto reductions = oracle::reduce_campaign_failures(summary, o, ro, [](const oracle::FailureClass& c) {
-      fmt::print(stderr, "reducing {} (seed {})\n", c.signature, c.first_seed);
-    });
+    const auto reductions = oracle::reduce_campaign_failures(
+        summary, o, ro, [&](const oracle::FailureClass& c) { progress.note(fmt::format("reducing {} (seed {})", c.signature, c.first_seed)); },
+        [&](const oracle::ReduceProgress& p) { progress.update(oracle::format_reduce_progress(p)); });
+    progress.finish();
     fmt::print("reductions ({}/reductions.json):\n{}", f.out, oracle::format_reductions(reductions));
   }
   return summary.found_failure() ? kFailure : kOk;
@@ -143,6 +146,7 @@ difftest::tolerance::Options tolerance_options(const EvalFlags& f) {
 
 int run_eval(const EvalFlags& f) {
   namespace ref = difftest::reference;
+  if (!f.dump_dir.empty()) difftest::oracle::require_writable_dir(f.dump_dir, "--dump");
   const difftest::Program p = difftest::parse_program_file(f.file);
   difftest::verify(p);
   const ref::Mode mode = ref::parse_mode(f.mode);
@@ -150,6 +154,8 @@ int run_eval(const EvalFlags& f) {
   if (!f.inputs_dir.empty()) inputs = ref::load_inputs(p, f.inputs_dir);
   const difftest::sym::Env env =
       ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), f.inputs_dir.empty() ? nullptr : &inputs);
+  if (f.bounds) difftest::tolerance::require_bounding_memory(p, env);
+  ref::require_evaluation_memory(p, env, mode, 0, "its reference values");
   if (f.inputs_dir.empty()) inputs = ref::generate_inputs(p, env, f.seed);
   const ref::Evaluation ev = ref::evaluate(p, env, inputs, mode);
   fmt::print("@{} under {} ({} mode, inputs {})\n", p.name(), ref::binding_str(env), ref::mode_name(mode),
@@ -205,6 +211,7 @@ int run_compare(const CompareFlags& cf) {
   if (have_inputs) inputs = ref::load_inputs(p, cf.got_dir);
   const difftest::sym::Env env =
       ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), have_inputs ? &inputs : nullptr);
+  difftest::tolerance::require_bounding_memory(p, env);
   if (!have_inputs) inputs = ref::generate_inputs(p, env, f.seed);
   std::vector<difftest::Tensor> got;
   for (size_t i = 0; i < p.outputs().size(); ++i) {
@@ -294,6 +301,7 @@ bool run_one_binding(const difftest::Program& p, const difftest::pipeline::Pipel
                      const EvalFlags& f) {
   namespace ref = difftest::reference;
   namespace tol = difftest::tolerance;
+  tol::require_bounding_memory(p, env);
   const auto inputs = ref::generate_inputs(p, env, f.seed);
   const tol::Options opt = tolerance_options(f);
   const auto bp = tol::bound_program(p, env, inputs, opt);
@@ -329,6 +337,7 @@ struct RunFlags {
 int run_run(const RunFlags& rf) {
   namespace ref = difftest::reference;
   const EvalFlags& f = rf.eval;
+  if (!f.dump_dir.empty()) difftest::oracle::require_writable_dir(f.dump_dir, "--dump");
   const difftest::Program p = difftest::parse_program_file(f.file);
   difftest::verify(p);
   if (f.bind.empty() && f.dump_dir.empty()) {
@@ -366,27 +375,30 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "difftest 0.1.0");
   uint64_t seed = 0;
   CheckFlags sf;
-  auto* seed_opt = app.add_option("--seed", seed, "generate program N, compile it every way, compare, print a verdict");
+  auto* seed_opt = app.add_option("--seed", seed, "generate program N, compile it every way, compare, print a verdict")
+                       ->check(unsigned_number());
   add_check_flags(&app, sf, true);
   app.add_option("--weights", sf.weights, "with --seed: op weights for the generator, e.g. exp=0,matmul=40");
 
   auto* generate = app.add_subcommand("generate", "print the program a seed generates");
   uint64_t gen_seed = 0;
   std::string gen_weights;
-  generate->add_option("--seed", gen_seed, "the seed")->required();
+  generate->add_option("--seed", gen_seed, "the seed")->required()->check(unsigned_number());
   generate->add_option("--weights", gen_weights, "op weights for the generator, e.g. exp=0,matmul=40");
 
   auto* fuzz = app.add_subcommand("fuzz", "run a campaign: many seeds, a journal, each distinct failure saved once");
   FuzzFlags ff;
   fuzz->add_option("--seeds", ff.seeds.seeds, "the seeds A..B (inclusive)");
-  fuzz->add_option("--time", ff.seeds.time, "stop after SECONDS (with --seeds: whichever comes first)");
-  fuzz->add_option("--jobs", ff.seeds.jobs, "worker processes (default 1)");
+  fuzz->add_option("--time", ff.seeds.time,
+                   "stop after SECONDS, programs in flight abandoned (with --seeds: whichever comes first)")
+      ->check(seconds());
+  fuzz->add_option("--jobs", ff.seeds.jobs, "worker processes (default 1)")->check(CLI::Range(1, 256));
   fuzz->add_option("--out", ff.out, "directory for journal.jsonl, summary.json and failures/ (default difftest-fuzz)");
   fuzz->add_option("--shard", ff.seeds.shard, "i/N: only the seeds with seed % N == i");
   fuzz->add_flag("--resume", ff.resume, "continue the campaign journaled in --out");
   fuzz->add_flag("--reduce", ff.reduce, "at the end, reduce every distinct failure into failures/*/reduced/");
   fuzz->add_option("--reduce-time", ff.reduce_time, "with --reduce: seconds for each failure (default 300)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_finite());
   fuzz->add_option("--weights", ff.check.weights, "op weights for the generator, e.g. exp=0,matmul=40");
   add_check_flags(fuzz, ff.check, false);
 
@@ -409,23 +421,26 @@ int main(int argc, char** argv) {
   EvalFlags ef;
   eval->add_option("file", ef.file, "IR file")->required();
   eval->add_option("--bind", ef.bind, "dim values, e.g. n=5,m=3 (default: from --inputs shapes, else lower bounds)");
-  eval->add_option("--seed", ef.seed, "seed of the generated inputs");
+  eval->add_option("--seed", ef.seed, "seed of the generated inputs")->check(unsigned_number());
   eval->add_option("--mode", ef.mode, "f64 (default) or native")->check(CLI::IsMember({"f64", "native"}));
   eval->add_option("--inputs", ef.inputs_dir, "read inputs from DIR/in_<name>.npy instead of generating them");
   eval->add_option("--dump", ef.dump_dir, "write inputs and outputs as .npy files to DIR");
   eval->add_flag("--bounds", ef.bounds, "also print the error bounds of every output");
   eval->add_flag("--every-value", ef.every_value, "with --bounds: the bounds of every intermediate value too");
   eval->add_option("--bound-mode", ef.bound_mode, "deterministic (default), probabilistic or pairwise");
-  eval->add_option("--lambda", ef.lambda, "confidence multiplier of the probabilistic bound (default 6)");
+  eval->add_option("--lambda", ef.lambda, "confidence multiplier of the probabilistic bound (default 6)")
+      ->check(positive_finite());
 
   auto* compare = app.add_subcommand("compare", "compare .npy outputs of any implementation with the bounded reference");
   CompareFlags cf;
   compare->add_option("file", cf.eval.file, "IR file")->required();
   compare->add_option("--got", cf.got_dir, "directory with out_<i>.npy (and optionally in_<name>.npy)")->required();
   compare->add_option("--bind", cf.eval.bind, "dim values when the inputs are generated");
-  compare->add_option("--seed", cf.eval.seed, "seed of the generated inputs (when DIR has no in_*.npy)");
+  compare->add_option("--seed", cf.eval.seed, "seed of the generated inputs (when DIR has no in_*.npy)")
+      ->check(unsigned_number());
   compare->add_option("--bound-mode", cf.eval.bound_mode, "deterministic (default), probabilistic or pairwise");
-  compare->add_option("--lambda", cf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)");
+  compare->add_option("--lambda", cf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)")
+      ->check(positive_finite());
   compare->add_flag("--json", cf.json, "print the comparison as JSON");
 
   auto* compile = app.add_subcommand("compile", "compile an IR file and print the graph, loop or LLVM IR");
@@ -446,10 +461,11 @@ int main(int argc, char** argv) {
   run->add_option("file", rf.eval.file, "IR file")->required();
   add_check_flags(run, rf.check, true);
   run->add_option("--bind", rf.eval.bind, "one binding, e.g. n=5,m=3, in process with output summaries");
-  run->add_option("--seed", rf.eval.seed, "with --bind/--dump: seed of the generated inputs");
+  run->add_option("--seed", rf.eval.seed, "with --bind/--dump: seed of the generated inputs")->check(unsigned_number());
   run->add_option("--dump", rf.eval.dump_dir, "write inputs and compiled outputs of one binding as .npy files to DIR");
   run->add_option("--bound-mode", rf.eval.bound_mode, "probabilistic (default), deterministic or pairwise");
-  run->add_option("--lambda", rf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)");
+  run->add_option("--lambda", rf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)")
+      ->check(positive_finite());
 
   auto* reduce = app.add_subcommand("reduce", "shrink a failing program to a minimal reproducer and write a report");
   ReduceFlags rdf;

@@ -78,6 +78,18 @@ ScopedFaults::ScopedFaults(const std::vector<std::string>& names) : previous_(en
   }
 }
 
+ScopedFaults::ScopedFaults(Off, const std::vector<std::string>& names) : previous_(enabled_set()) {
+  if (names.empty()) {
+    disable_all();
+    return;
+  }
+  std::vector<std::string> kept;
+  for (const auto& n : previous_) {
+    if (std::find(names.begin(), names.end(), n) == names.end()) kept.push_back(n);
+  }
+  set_enabled(std::move(kept));
+}
+
 ScopedFaults::~ScopedFaults() { set_enabled(std::move(previous_)); }
 
 }  // namespace difftest::faults

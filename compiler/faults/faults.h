@@ -38,10 +38,12 @@ bool enabled(const std::string& name);
 // The enabled faults, sorted (for verdicts and reproducers).
 std::vector<std::string> enabled_faults();
 
-// For tests: enables `names` (in addition to those already on) for the scope and restores the
-// previous set when it ends.
+// Enables `names` (in addition to those already on) for the scope and restores the previous
+// set when it ends. `Off` turns faults off for the scope instead: `names`, or every one.
 class ScopedFaults {
  public:
+  struct Off {};
+  explicit ScopedFaults(Off, const std::vector<std::string>& names = {});
   explicit ScopedFaults(const std::vector<std::string>& names);
   ScopedFaults(std::initializer_list<std::string> names) : ScopedFaults(std::vector<std::string>(names)) {}
   ~ScopedFaults();

@@ -42,6 +42,18 @@ const PassInfo& find_pass(const std::string& name) {
   throw UserError(ErrorKind::Usage, fmt::format("unknown pass '{}' (known: {})", name, fmt::join(known, ", ")));
 }
 
+std::string pass_order_problem(const std::vector<std::string>& passes) {
+  bool lowered = false;
+  for (const auto& name : passes) {
+    const PassInfo& pass = find_pass(name);
+    if (pass.kind == PassKind::Graph && lowered) return fmt::format("graph pass {} after LegalizeOps", name);
+    if (pass.kind == PassKind::Loop && !lowered) return fmt::format("loop pass {} before LegalizeOps", name);
+    if (pass.kind == PassKind::Lowering && lowered) return "LegalizeOps appears twice";
+    lowered = lowered || pass.kind == PassKind::Lowering;
+  }
+  return lowered ? "" : "the pass list has no LegalizeOps (graph passes, then LegalizeOps, then loop passes)";
+}
+
 std::vector<std::string> parse_pass_list(const std::string& text, const std::string& flag) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -59,6 +71,9 @@ std::vector<std::string> parse_pass_list(const std::string& text, const std::str
     }
     out.push_back(name);
     start = end + 1;
+  }
+  if (const std::string problem = pass_order_problem(out); !problem.empty()) {
+    throw UserError(ErrorKind::Usage, fmt::format("{}: {}", flag, problem));
   }
   return out;
 }

@@ -45,8 +45,13 @@ PassInfo loop_pass(std::string name, std::string description, std::function<loop
 const std::vector<PassInfo>& all_passes();           // registry order (pass_registry.cc)
 const PassInfo& find_pass(const std::string& name);  // UserError(Usage) naming the known passes
 
-// `--passes=a,b,c` (spaces allowed around names); every name must be registered.
+// `--passes=a,b,c` (spaces allowed around names); every name must be registered and the order
+// usable (pass_order_problem). UserError(Usage) naming `flag` otherwise.
 std::vector<std::string> parse_pass_list(const std::string& text, const std::string& flag);
+
+// What makes a list of known passes unusable, whatever the program ("" when nothing): graph
+// passes after LegalizeOps, loop passes before it, LegalizeOps missing or twice.
+std::string pass_order_problem(const std::vector<std::string>& passes);
 
 struct PassEvent {
   int number;        // 1-based application number

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """fuzz_journal.py JOURNAL...: prints the sorted "seed verdict signature" lines of campaign
-journals (several journals are merged), and exits 1 if a seed appears twice."""
+journals (several journals are merged), and exits 1 if a seed appears twice. A line that is not
+a JSON record (a corrupt line the campaign skipped) is left out."""
 import json
 import sys
 
@@ -8,7 +9,10 @@ seen = {}
 for path in sys.argv[1:]:
     with open(path) as f:
         for line in f:
-            r = json.loads(line)
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                continue
             if r["seed"] in seen:
                 print(f"seed {r['seed']} journaled twice", file=sys.stderr)
                 sys.exit(1)

@@ -36,4 +36,15 @@ grep -q "$before resumed from the journal" "$tmp/resumed.out" || fail "resume di
 
 diff <("$here/fuzz_journal.py" "$tmp/whole/journal.jsonl") <("$here/fuzz_journal.py" "$tmp/killed/journal.jsonl") \
   || fail "verdicts differ between the uninterrupted and the killed-and-resumed campaign"
-echo "ok: killed after $before of 24 programs; resumed campaign matches"
+# A corrupt line in the middle of a journal: reported with its line number and skipped; the
+# records after it are kept, and only its program is checked again.
+cp -r "$tmp/whole" "$tmp/corrupt"
+sed -i '5s/.*/{"seed": 4, "verdict": "ok", "tim/' "$tmp/corrupt/journal.jsonl"
+"$difftest" fuzz "${flags[@]}" --out "$tmp/corrupt" --resume > "$tmp/corrupt.out" 2>&1
+[ $? -le 1 ] || fail "resume over a corrupt line: $(cat "$tmp/corrupt.out")"
+grep -q "journal.jsonl:5: not a journal record" "$tmp/corrupt.out" || fail "the corrupt line was not reported: $(cat "$tmp/corrupt.out")"
+grep -q "24 programs (1 checked in this run, 23 resumed from the journal)" "$tmp/corrupt.out" \
+  || fail "the records after the corrupt line were not kept: $(cat "$tmp/corrupt.out")"
+diff <("$here/fuzz_journal.py" "$tmp/whole/journal.jsonl") <("$here/fuzz_journal.py" "$tmp/corrupt/journal.jsonl") \
+  || fail "verdicts differ after resuming over a corrupt line"
+echo "ok: killed after $before of 24 programs; resumed campaign matches; a corrupt line costs one program"

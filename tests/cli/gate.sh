@@ -44,6 +44,33 @@ j = json.load(open(sys.argv[2]))
 assert j["passed"] is False and "mismatch|O0|compare|output of mul" in j["new"], j
 PY
 
+# Failing seeds are named with their variant, binding, reproducer and a command to rerun them.
+"$difftest" gate --corpus none --opt O0 --orders 0 --random-bindings 0 --timeout 60 --out "$tmp/g" --seeds 0..5 \
+  --inject mul-drops-tail --junit "$tmp/seeds.xml" \
+  --json "$tmp/seeds.json" > "$tmp/out" 2>&1
+[ $? -eq 1 ] || fail "failing seeds did not fail the gate"
+python3 - "$tmp/seeds.xml" "$tmp/seeds.json" <<'PY' || fail "the failing seeds are not named in the reports"
+import json, os, sys, xml.etree.ElementTree as ET
+j = json.load(open(sys.argv[2]))
+failures = j["new_failures"]
+assert failures, j
+for f in failures:
+    assert isinstance(f["seed"], int) and 0 <= f["seed"] <= 5, f
+    assert f["variant"] and f["signature"].startswith("mismatch|"), f
+    assert f["rerun"] == f"difftest --seed {f['seed']} --inject mul-drops-tail", f
+    assert f["reproducer"] == "" or os.path.isfile(os.path.join(f["reproducer"], "program.ir")), f
+assert any(f["reproducer"] for f in failures), "no failure points to a saved reproducer"
+text = " ".join(e.text or "" for e in ET.parse(sys.argv[1]).getroot().iter("failure"))
+first = failures[0]
+assert f"seed {first['seed']}, {first['variant']}" in text and "reproducer:" in text and "rerun: difftest --seed" in text, text
+PY
+
+# The budget caps the whole gate: a corpus it cannot reach fails it, and says so.
+"$difftest" gate "${quick[@]}" --budget 0.001 --json "$tmp/budget.json" > "$tmp/out" 2>&1
+[ $? -eq 1 ] || fail "a corpus the budget did not reach passed the gate"
+grep -q "the budget ran out during the corpus: 1 of 1 entries not checked" "$tmp/out" || fail "no word of the skipped corpus"
+grep -q '"corpus_skipped": 1' "$tmp/budget.json" || fail "the JSON does not count the skipped entry"
+
 "$difftest" gate "${quick[@]}" --inject mul-drops-tail --baseline "$tmp/base.json" --update-baseline > "$tmp/out" 2>&1
 [ $? -eq 0 ] || fail "--update-baseline did not pass"
 grep -q "output of mul" "$tmp/base.json" || fail "the baseline lacks the signature"

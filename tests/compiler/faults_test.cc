@@ -177,7 +177,7 @@ oracle::Verdict check(const char* text, const std::string& pipeline = "O0", int6
   options.pipelines = {pipeline};
   options.bindings = {{{"n", n}}};
   options.specialize = false;  // one variant: the pipeline under one binding
-  options.limits.timeout_seconds = timeout;
+  options.limits.cpu_seconds = timeout;
   return oracle::check_program(program(text), options);
 }
 

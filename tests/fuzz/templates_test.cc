@@ -90,7 +90,7 @@ TEST_P(TemplateSeed, VerifiesRoundTripsStaysFiniteAndAgreesAtO0) {
   }
 
   oracle::CheckOptions options;
-  options.limits.timeout_seconds = 60;  // nothing hangs here: a slow machine must not make a timeout
+  options.limits.cpu_seconds = 60;  // nothing hangs here: a slow machine must not make a timeout
   const oracle::Verdict v = oracle::check_program(p, options);
   const oracle::VariantVerdict* bad = nullptr;
   for (const auto& variant : v.variants) {

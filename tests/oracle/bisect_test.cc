@@ -11,9 +11,15 @@
 namespace difftest::oracle {
 namespace {
 
+FailingRun failing_at(const std::string& pipeline) {
+  FailingRun run;
+  run.variant.pipeline = pipeline::find_pipeline(pipeline);
+  return run;
+}
+
 CheckOptions quiet_options() {
   CheckOptions o;
-  o.limits.timeout_seconds = 60;  // nothing hangs here
+  o.limits.cpu_seconds = 60;  // nothing hangs here
   return o;
 }
 
@@ -28,7 +34,7 @@ TEST(Bisect, AGraphPassThatOnlyExposesALoweringBugIsNotTheCulprit) {
 }
 )",
                                   "gelu.ir");
-  const Culprit c = find_culprit(p, pipeline::find_pipeline("O2"), {}, quiet_options());
+  const Culprit c = find_culprit(p, failing_at("O2"), quiet_options());
   ASSERT_TRUE(c.reproduced);
   EXPECT_EQ(c.pass, "LegalizeOps") << format_culprit(c);
   EXPECT_EQ(c.application, 0);
@@ -49,7 +55,7 @@ TEST(Bisect, AWrongGraphPassIsTheCulpritConfirmedByTheReference) {
 }
 )",
                                   "attention.ir");
-  const Culprit c = find_culprit(p, pipeline::find_pipeline("O2"), {}, quiet_options());
+  const Culprit c = find_culprit(p, failing_at("O2"), quiet_options());
   ASSERT_TRUE(c.reproduced);
   EXPECT_EQ(c.pass, "DecomposeOps") << format_culprit(c);
   EXPECT_GT(c.application, 0);

@@ -62,7 +62,7 @@ GateOptions quick(const std::string& corpus) {
   check.cross_checks.clear();
   check.specialize = false;
   check.bindings = {{{"n", 3}}};
-  check.limits.timeout_seconds = 60;
+  check.limits.cpu_seconds = 60;
   return o;
 }
 
@@ -204,8 +204,10 @@ TEST(Gate, JUnitHasOneCasePerEntryWithEscapedFailures) {
 TEST(Gate, BaselinesRoundTripAndMalformedOnesAreLocated) {
   TempCorpus c;
   const std::string path = c.dir() + "/baseline.json";
-  write_baseline(path, {"b|x", "a|y"});
-  EXPECT_EQ(read_baseline(path), (std::set<std::string>{"a|y", "b|x"}));
+  const std::set<std::string> signatures = {kMulSignature, "timeout|O3|codegen|never seen",
+                                            "lost-detection|q4.ir|mismatch|O0|compare|output of dequantize"};
+  write_baseline(path, signatures);
+  EXPECT_EQ(read_baseline(path), signatures);
   const std::string bad = c.add("bad.json", "{\n  \"signatures\": [\"a\",\n  oops]\n}\n");
   try {
     read_baseline(bad);
@@ -213,8 +215,25 @@ TEST(Gate, BaselinesRoundTripAndMalformedOnesAreLocated) {
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.json:3:3: error[syntax]: not valid JSON"), std::string::npos) << e.what();
   }
-  const std::string wrong = c.add("wrong.json", "{\"signatures\": [1]}");
-  EXPECT_THROW(read_baseline(wrong), UserError);
+  // Each schema violation is refused with what is wrong, and where.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"{\"difftest_baseline\": 1, \"signatures\": [1]}", "\"signatures\"[0] is not a string"},
+      {"{\"signatures\": []}", "no \"difftest_baseline\" version key"},
+      {"{\"difftest_baseline\": 2, \"signatures\": []}", "\"difftest_baseline\" is 2; this difftest reads version 1"},
+      {"{\"difftest_baseline\": 1, \"signatures\": [], \"extra\": 0}", "unknown key \"extra\""},
+      {"{\"difftest_baseline\": 1}", "no \"signatures\" list"},
+      {"{\"difftest_baseline\": 1, \"signatures\": [\"ok|O0|x|y\"]}", "\"signatures\"[0] 'ok|O0|x|y' is not a failure"},
+      {"[]", "not a JSON object"},
+  };
+  for (const auto& [text, why] : refused) {
+    const std::string file = c.add("wrong.json", text);
+    try {
+      read_baseline(file);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("wrong.json: " + why), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

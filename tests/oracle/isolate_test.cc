@@ -2,9 +2,15 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "compiler/ir/diagnostics.h"
@@ -14,7 +20,12 @@ namespace {
 
 using Status = ChildOutcome::Status;
 
-IsolationLimits quick(double seconds = 5) { return IsolationLimits{seconds, size_t{1} << 30}; }
+IsolationLimits quick(double seconds = 5) {
+  IsolationLimits l;
+  l.cpu_seconds = seconds;
+  l.memory_bytes = size_t{1} << 30;
+  return l;
+}
 
 TEST(Isolate, ReturnsThePayloadOfWorkThatFinishes) {
   const auto out = run_isolated([] { return std::string("abc\0def", 7); }, quick());
@@ -59,6 +70,155 @@ TEST(Isolate, AnEndlessLoopIsKilledAtTheTimeout) {
   EXPECT_EQ(out.status, Status::TimedOut);
 }
 
+double thread_cpu_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Computes until this thread has used `seconds` of CPU time.
+void burn_cpu(double seconds) {
+  const double until = thread_cpu_seconds() + seconds;
+  volatile uint64_t sink = 0;
+  while (thread_cpu_seconds() < until) sink = sink + 1;
+}
+
+TEST(Isolate, TheLimitIsOnCpuTimeNotOnTheWallClock) {
+  // A child that sleeps uses no CPU: 1.5 s of wall time passes a 0.5 s CPU budget (the backstop
+  // is 10x the budget).
+  const auto slept = run_isolated(
+      [] {
+        ::usleep(1'500'000);
+        return std::string("woke");
+      },
+      quick(0.5));
+  ASSERT_EQ(slept.status, Status::Ok) << status_name(slept.status);
+  EXPECT_GE(slept.seconds, 1.5);
+  EXPECT_LT(slept.cpu_seconds, 0.5);
+  // One that computes is stopped once it has used its budget, however long that takes.
+  const auto busy = run_isolated(
+      [] {
+        burn_cpu(30);
+        return std::string("done");
+      },
+      quick(0.5));
+  EXPECT_EQ(busy.status, Status::TimedOut);
+  EXPECT_FALSE(busy.blocked);
+  EXPECT_GE(busy.cpu_seconds, 0.5);
+  EXPECT_LT(busy.cpu_seconds, 20.0);
+}
+
+TEST(Isolate, CpuTimeCountsEveryThreadOfTheChild) {
+  const auto out = run_isolated(
+      [] {
+        std::thread a([] { burn_cpu(0.4); });
+        std::thread b([] { burn_cpu(0.4); });
+        a.join();
+        b.join();
+        return std::string("joined");
+      },
+      quick(5));
+  ASSERT_EQ(out.status, Status::Ok);
+  EXPECT_GE(out.cpu_seconds, 0.8) << "both threads' CPU time counts";
+}
+
+TEST(Isolate, ABlockedChildIsStoppedByTheWallClockBackstop) {
+  IsolationLimits limits = quick(0.2);
+  limits.wall_factor = 3;  // 0.6 s
+  const auto out = run_isolated(
+      [] {
+        ::pause();  // waits for a signal that never comes
+        return std::string();
+      },
+      limits);
+  EXPECT_EQ(out.status, Status::TimedOut);
+  EXPECT_TRUE(out.blocked);
+  EXPECT_GE(out.seconds, 0.6);
+  EXPECT_LT(out.cpu_seconds, 0.2);
+}
+
+TEST(Isolate, EachStageGetsItsOwnBudgetWhenAskedTo) {
+  IsolationLimits limits = quick(0.6);
+  limits.timeout_per_stage = true;
+  const auto out = run_isolated(
+      [](Progress& p) {
+        for (int i = 0; i < 3; ++i) {
+          p.stage("stage " + std::to_string(i));
+          burn_cpu(0.4);
+        }
+        return std::string("three stages");
+      },
+      limits);
+  EXPECT_EQ(out.status, Status::Ok) << "1.2 s in all, 0.4 s per stage";
+  limits.timeout_per_stage = false;
+  const auto whole = run_isolated(
+      [](Progress& p) {
+        for (int i = 0; i < 3; ++i) {
+          p.stage("stage " + std::to_string(i));
+          burn_cpu(0.4);
+        }
+        return std::string("three stages");
+      },
+      limits);
+  EXPECT_EQ(whole.status, Status::TimedOut);
+  EXPECT_EQ(whole.stage, "stage 1") << "0.6 s of CPU is reached in the second stage (0.4 to 0.8 s)";
+}
+
+TEST(Isolate, TheCallersDeadlineCancelsTheChild) {
+  IsolationLimits limits = quick(30);
+  limits.deadline = deadline_in(0.3);
+  const auto out = run_isolated(
+      [] {
+        burn_cpu(20);
+        return std::string();
+      },
+      limits);
+  EXPECT_EQ(out.status, Status::Cancelled);
+  EXPECT_LT(out.seconds, 5);
+  EXPECT_TRUE(passed(limits.deadline));
+  EXPECT_FALSE(passed(deadline_in(0)));  // no deadline
+}
+
+TEST(Isolate, AChildDiesWithItsParent) {
+  // A process that isolates an endless child and is then killed: the child must not outlive it.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t middle = ::fork();
+  ASSERT_GE(middle, 0);
+  if (middle == 0) {
+    ::close(fds[0]);
+    run_isolated(
+        [&] {
+          const pid_t me = ::getpid();
+          (void)!::write(fds[1], &me, sizeof me);
+          burn_cpu(60);
+          return std::string();
+        },
+        quick(120));
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  pid_t grandchild = 0;
+  ASSERT_EQ(::read(fds[0], &grandchild, sizeof grandchild), static_cast<ssize_t>(sizeof grandchild));
+  ::close(fds[0]);
+  ::kill(middle, SIGKILL);
+  ::waitpid(middle, nullptr, 0);
+  // Gone: no such process, or a zombie (dead, waiting for whoever inherited it to reap it).
+  const auto dead = [](pid_t pid) {
+    if (::kill(pid, 0) != 0) return true;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_text, name, state;
+    stat >> pid_text >> name >> state;
+    return state == "Z" || state == "X";
+  };
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {  // up to 5 s for the kernel to deliver the signal
+    gone = dead(grandchild);
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone) << "the isolated child " << grandchild << " outlived its parent";
+}
+
 TEST(Isolate, ExceptionsAreReportedWithTheirKind) {
   const auto user = run_isolated([]() -> std::string { throw UserError(ErrorKind::Shape, "bad shape"); }, quick());
   EXPECT_EQ(user.status, Status::Error);
@@ -101,7 +261,11 @@ TEST(Isolate, TheMemoryCapStopsARunawayAllocation) {
         std::vector<char> huge(size_t{2} << 30, 1);
         return std::to_string(huge[huge.size() - 1]);
       },
-      IsolationLimits{10, size_t{256} << 20});
+      [] {
+        IsolationLimits l = quick(10);
+        l.memory_bytes = size_t{256} << 20;
+        return l;
+      }());
   EXPECT_EQ(out.status, Status::Error);
   EXPECT_NE(out.message.find("bad_alloc"), std::string::npos) << out.message;
 }

@@ -31,7 +31,7 @@ CheckOptions options_for(const std::string& pipeline) {
   o.random_bindings = 0;
   // No fault here hangs; generous, so that a slow machine (a sanitizer build under load) never
   // turns a compile into a timeout and the reduction into another failure.
-  o.limits.timeout_seconds = 60;
+  o.limits.cpu_seconds = 60;
   return o;
 }
 
@@ -174,8 +174,8 @@ TEST(ReduceNoSlippage, AMismatchDoesNotBecomeATimeout) {
 }
 )",
                                           "alone.ir");
-  options.limits.timeout_seconds = 2;  // the slipped candidates hang: each costs this
-  ASSERT_EQ(check_pipeline(exp_alone, failing->pipeline, {}, options).kind, VerdictKind::Timeout)
+  options.limits.cpu_seconds = 1;  // the slipped candidates hang: each costs this (CPU time: load does not matter)
+  ASSERT_EQ(check_pipeline(exp_alone, failing->variant.pipeline, {}, options).kind, VerdictKind::Timeout)
       << "the slippage this test guards against must be possible";
   const ReductionReport r = reduce_failure(p, *failing, options, {}, "");
   EXPECT_EQ(r.reduced_failure.kind, VerdictKind::Mismatch);

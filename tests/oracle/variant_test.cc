@@ -1,0 +1,190 @@
+// Every failure a campaign saves can be reduced, whichever variant showed it: the verdict
+// records the variant (a pipeline, a random order, the shape-specialized compile, a
+// cross-check of two compiles), bisection and reduction check that variant again on its own.
+// And with faults injected, a campaign attributes a failure to them only where the same
+// variant passes with them off. The faults used are where they break the compiler
+// (compiler/faults): mul-drops-tail in every mul lowering, schedule-reduction-tail in the
+// O3-only reduction schedule.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/faults/faults.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
+#include "oracle/campaign.h"
+#include "oracle/reduce_failure.h"
+#include "oracle/variant.h"
+
+namespace difftest::oracle {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kMulTanh = R"(program @mt(n: 2..8) {
+  %a: f32[n, 4] = param
+  %b: f32[n, 4] = param
+  %m: f32[n, 4] = mul(%a, %b)
+  %t: f32[n, 4] = tanh(%m)
+  %y: f32[n, 4] = add(%t, %a)
+  return %y
+}
+)";
+
+const char* kSum = R"(program @s(n: 2..8) {
+  %a: f32[n, 37] = param
+  %y: f32[n] = sum(%a, axes=[1])
+  %e: f32[n, 37] = tanh(%a)
+  return %y, %e
+}
+)";
+
+CheckOptions quiet() {
+  CheckOptions o;
+  o.pipelines = {};
+  o.random_orders = 0;
+  o.cross_checks.clear();
+  o.specialize = false;
+  o.random_bindings = 0;
+  o.limits.cpu_seconds = 30;
+  return o;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(Variant, NamesAndRecordsRoundTrip) {
+  VariantVerdict v;
+  v.pipeline = "O2~O2-specialized";
+  v.against = "O2";
+  v.specialized = true;
+  v.kind = VerdictKind::Mismatch;
+  v.binding = {{"n", 3}};
+  const VariantSpec spec = variant_of(v, "test");
+  EXPECT_TRUE(spec.specialized);
+  ASSERT_TRUE(spec.against);
+  EXPECT_EQ(spec.against->name, "O2");
+  EXPECT_EQ(spec.pipeline.passes.front(), "SpecializeShapes");
+  EXPECT_EQ(spec.name(), "O2~O2-specialized");
+  const VariantVerdict back = variant_verdict_from_json(v.to_json(), "test");
+  EXPECT_EQ(variant_of(back, "test").name(), spec.name());
+  EXPECT_EQ(back.binding, v.binding);
+  // Older records have no "specialized"/"against" fields: the names say it.
+  VariantVerdict old;
+  old.pipeline = "O0~O3";
+  EXPECT_EQ(variant_of(old, "test").against->name, "O0");
+  EXPECT_EQ(variant_of(old, "test").pipeline.name, "O3");
+  old.pipeline = "O9";
+  EXPECT_THROW(variant_of(old, "verdict.json"), UserError);
+  EXPECT_THROW(variant_verdict_from_json(nlohmann::json{{"pipeline", "O3"}, {"kind", "exploded"}}, "v.json"), UserError);
+}
+
+TEST(Variant, TheRecordedFailureIsTheVariantWithTheVerdictsSignature) {
+  VariantVerdict ok, first, chosen;
+  ok.pipeline = "O0";
+  first.pipeline = "O1";
+  first.kind = VerdictKind::Mismatch;
+  first.output_op = "mul";
+  chosen.pipeline = "O3-specialized";
+  chosen.specialized = true;
+  chosen.kind = VerdictKind::Mismatch;
+  chosen.output_op = "tanh";
+  chosen.binding = {{"n", 5}};
+  chosen.cpu_ms = 400;
+  nlohmann::json verdict = {{"variants", {ok.to_json(), first.to_json(), chosen.to_json()}},
+                            {"signature", chosen.signature()}};
+  const auto run = recorded_failing_run(verdict, "verdict.json");
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->variant.name(), "O3-specialized");
+  EXPECT_TRUE(run->variant.specialized);
+  EXPECT_EQ(run->binding, chosen.binding);
+  EXPECT_EQ(run->work_cpu_seconds, 0.4);
+  verdict.erase("signature");
+  EXPECT_EQ(recorded_failing_run(verdict, "verdict.json")->variant.name(), "O1") << "else the first failure";
+  verdict["variants"] = nlohmann::json::array({ok.to_json()});
+  EXPECT_FALSE(recorded_failing_run(verdict, "verdict.json"));
+  EXPECT_THROW(recorded_failing_run(nlohmann::json::array(), "verdict.json"), UserError);
+}
+
+TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
+  const faults::ScopedFaults on({"mul-drops-tail"});
+  const Program p = parse_program(kMulTanh, "mt.ir");
+  FailingRun failing;
+  failing.variant = specialized_variant(pipeline::find_pipeline("O1"));
+  failing.binding = {{"n", 3}};
+  failing.verdict.kind = VerdictKind::Mismatch;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("difftest_specialized.{}", ::getpid());
+  fs::remove_all(dir);
+  const ReductionReport r = reduce_failure(p, failing, quiet(), {}, dir.string());
+  EXPECT_TRUE(r.reproduces) << r.reduced_failure.message;
+  EXPECT_TRUE(r.passes_without_faults);
+  EXPECT_EQ(r.reduced.program.num_calls(), 1u) << print(r.reduced.program);
+  EXPECT_TRUE(r.reduced_failure.specialized);
+  const Program written = parse_program(read(dir / "repro.ir"), "repro.ir");
+  for (const auto& d : written.dims()) EXPECT_EQ(d.range.lo, d.range.hi) << "dims fixed to the failing binding";
+  EXPECT_NE(read(dir / "report.md").find("shape-specialized"), std::string::npos);
+  // The written verdict records the variant, so `difftest reduce` on repro.ir finds it again.
+  const auto again = recorded_failing_run(nlohmann::json::parse(read(dir / "verdict.json")), "verdict.json");
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->variant.specialized);
+  fs::remove_all(dir);
+}
+
+TEST(Variant, ACrossCheckFailureReducesAsTheDisagreementOfTwoCompiles) {
+  const faults::ScopedFaults on({"schedule-reduction-tail"});
+  const Program p = parse_program(kSum, "s.ir");
+  FailingRun failing;
+  failing.variant.pipeline = pipeline::find_pipeline("O3");
+  failing.variant.against = pipeline::find_pipeline("O0");
+  failing.binding = {{"n", 2}};
+  failing.verdict.kind = VerdictKind::Mismatch;
+  const ReductionReport r = reduce_failure(p, failing, quiet(), {}, "");
+  EXPECT_EQ(r.culprit.pass, "ScheduleReduction") << format_culprit(r.culprit);
+  EXPECT_TRUE(r.reproduces);
+  EXPECT_TRUE(r.passes_without_faults);
+  EXPECT_EQ(r.reduced.program.num_calls(), 1u) << print(r.reduced.program);
+  EXPECT_NE(report_markdown(r).find("a cross-check"), std::string::npos);
+}
+
+TEST(Variant, ACampaignAttributesAFailureToItsFaultsOnlyWhereTheCleanCompilerPasses) {
+  // mul-drops-tail stands for a bug of the compiler under test (on, but not the campaign's
+  // injected fault); schedule-reduction-tail is the fault the campaign measures.
+  const faults::ScopedFaults on({"mul-drops-tail", "schedule-reduction-tail"});
+  const fs::path dir = fs::temp_directory_path() / fmt::format("difftest_attrib.{}", ::getpid());
+  fs::remove_all(dir);
+  CampaignOptions c;
+  c.first_seed = 0;
+  c.last_seed = 39;
+  c.jobs = 2;
+  c.out_dir = dir.string();
+  c.check = quiet();
+  c.check.pipelines = {"O3"};
+  c.faults = {"schedule-reduction-tail"};
+  const CampaignSummary s = run_campaign(c);
+  int not_attributable = 0;
+  for (const auto& rec : read_campaign_journal(dir.string()).records) {
+    if (!rec.contains("signature")) continue;
+    ASSERT_TRUE(rec.contains("attributable")) << rec.dump();
+    const std::string sig = rec["signature"];
+    if (rec["attributable"]) {
+      EXPECT_EQ(sig.find("mul"), std::string::npos) << "a mul failure is the other bug's: " << sig;
+    } else {
+      ++not_attributable;
+    }
+  }
+  EXPECT_GT(not_attributable, 0) << "programs with a mul fail without the injected fault too";
+  for (const auto& f : s.failures) {
+    if (f.signature.find("output of mul") != std::string::npos) {
+      EXPECT_FALSE(f.attributable) << f.signature;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace difftest::oracle
