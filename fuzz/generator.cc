@@ -25,6 +25,10 @@ const std::map<std::string, uint32_t>& default_op_weights() {
   return weights;
 }
 
+// Large enough for any ratio between ops; small enough that the weights of every op sum
+// without overflow.
+constexpr uint32_t kMaxOpWeight = 1'000'000;
+
 std::map<std::string, uint32_t> parse_op_weights(const std::string& text, const std::string& flag) {
   std::map<std::string, uint32_t> out;
   size_t at = 0;
@@ -36,8 +40,13 @@ std::map<std::string, uint32_t> parse_op_weights(const std::string& text, const 
     const std::string name = item.substr(0, eq);
     uint32_t w = 0;
     const char* end = item.data() + item.size();
-    if (eq == std::string::npos || std::from_chars(item.data() + eq + 1, end, w).ptr != end || eq + 1 == item.size()) {
+    const auto parsed = eq == std::string::npos ? std::from_chars_result{item.data(), std::errc::invalid_argument}
+                                                : std::from_chars(item.data() + eq + 1, end, w);
+    if (eq == std::string::npos || parsed.ptr != end || eq + 1 == item.size()) {
       throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' is not op=weight (a non-negative integer)", flag, item));
+    }
+    if (parsed.ec == std::errc::result_out_of_range || w > kMaxOpWeight) {
+      throw UserError(ErrorKind::Usage, fmt::format("{}: '{}': a weight is at most {}", flag, item, kMaxOpWeight));
     }
     if (!default_op_weights().count(name)) {
       throw UserError(ErrorKind::Usage, fmt::format("{}: unknown op '{}' (see difftest list-ops)", flag, name));

@@ -195,36 +195,6 @@ nlohmann::json campaign_identity(const CampaignOptions& o) {
           {"template_percent", o.generator.template_percent}};
 }
 
-// Reads the journal: a torn last line is truncated away, a corrupt line skipped (see
-// read_campaign_journal).
-Journal read_journal(const fs::path& path) {
-  Journal j;
-  std::ifstream in(path, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t at = 0;
-  int line = 0;
-  while (at < text.size()) {
-    ++line;
-    const size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) {  // the campaign died mid-write
-      j.notes.push_back(fmt::format("{}:{}: a torn last line (the campaign was killed while writing it): dropped",
-                                    path.string(), line));
-      fs::resize_file(path, at);
-      break;
-    }
-    const nlohmann::json rec = nlohmann::json::parse(text.substr(at, nl - at), nullptr, false);
-    if (rec.is_object() && rec.contains("seed") && rec["seed"].is_number_unsigned()) {
-      j.records.push_back(rec);
-    } else {
-      j.notes.push_back(fmt::format("{}:{}: not a journal record (a JSON object with a \"seed\"): skipped; its program, "
-                                    "if any, is checked again",
-                                    path.string(), line));
-    }
-    at = nl + 1;
-  }
-  return j;
-}
-
 std::string failure_dir_name(const std::string& kind, const std::string& signature) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a: stable across machines, unlike std::hash
   for (unsigned char ch : signature) h = (h ^ ch) * 1099511628211ull;
@@ -393,7 +363,7 @@ class Campaign {
     }
     write_file_atomic(config.string(), nlohmann::json{{"identity", identity}}.dump(2) + "\n");
     if (o_.resume && fs::exists(journal_path_, ec)) {
-      Journal journal = read_journal(journal_path_);
+      Journal journal = read_campaign_journal(o_.out_dir);
       journal_notes_ = std::move(journal.notes);
       for (const auto& rec : journal.records) {
         account(rec);
@@ -406,7 +376,8 @@ class Campaign {
     }
   }
 
-  // Counts a record (new or resumed); returns the failure class when it is a new signature.
+  // Counts a record (new or resumed); returns the failure class when it is a new signature, or
+  // when this is its first program attributable to the injected faults (a detection).
   FailureClass* account(const nlohmann::json& rec) {
     const uint64_t seed = rec.at("seed").get<uint64_t>();
     if (!done_.insert(seed).second) return nullptr;  // journaled twice (a resumed run's last seed)
@@ -420,7 +391,9 @@ class Campaign {
     ++f.programs;
     if (!fresh) {
       f.first_seed = std::min(f.first_seed, seed);
-      return nullptr;
+      if (f.attributable || !rec.value("attributable", true)) return nullptr;
+      f.attributable = true;
+      return &f;
     }
     f.signature = sig;
     f.kind = kind;
@@ -451,15 +424,21 @@ class Campaign {
     f->found_after_seconds = elapsed;
     f->found_after_programs = status_.done;
     found_failure_ = found_failure_ || (f->kind != kHarnessError && f->attributable);
-    if (f->saved_in.empty() && rec.contains("detail")) save(*f, rec);
+    // A class seen before is returned when this program is its first attributable one: its
+    // reproducer becomes this program, the one that fails because of the faults.
+    const bool attributable_now = f->programs > 1;
+    if ((f->saved_in.empty() || attributable_now) && rec.contains("detail")) save(*f, rec);
   }
 
   // The parent regenerates the program (generation is deterministic and cheap) rather than
   // shipping it through the pipe.
   void save(FailureClass& f, const nlohmann::json& rec) {
     const fs::path dir = fs::path(o_.out_dir) / "failures" / failure_dir_name(f.kind, f.signature);
+    const uint64_t seed = rec.at("seed").get<uint64_t>();
     try {
-      const Program p = generate_program(f.first_seed, o_.generator);
+      std::error_code ec;
+      fs::remove_all(dir, ec);  // a reproducer that was not the faults' doing is replaced
+      const Program p = generate_program(seed, o_.generator);
       const nlohmann::json& detail = rec.at("detail");
       sym::Env binding;
       for (const auto& var : detail.at("variants")) {
@@ -475,7 +454,7 @@ class Campaign {
     } catch (const std::exception& e) {
       f.saved_in.clear();
       std::fprintf(stderr, "warning: could not save the reproducer of seed %llu: %s\n",
-                   static_cast<unsigned long long>(f.first_seed), e.what());
+                   static_cast<unsigned long long>(seed), e.what());
     }
   }
 
@@ -524,88 +503,6 @@ std::pair<uint64_t, uint64_t> parse_seed_range(const std::string& text, const st
   const uint64_t a = parse_u64(text.substr(0, dots), flag, text), b = parse_u64(text.substr(dots + 2), flag, text);
   if (a > b) throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' is empty (A > B)", flag, text));
   return {a, b};
-}
-
-Journal read_campaign_journal(const std::string& out_dir) {
-  const fs::path path = fs::path(out_dir) / "journal.jsonl";
-  if (!fs::exists(path)) return {};
-  return read_journal(path);
-}
-
-bool CampaignSummary::found_failure() const {
-  for (const auto& [kind, n] : status.counts) {
-    if (n > 0 && kind != "ok" && kind != "invalid_program") return true;
-  }
-  return false;
-}
-
-nlohmann::json CampaignSummary::to_json() const {
-  nlohmann::json j = {{"programs", status.done},      {"resumed", status.resumed}, {"checked_this_run", checked},
-                      {"seconds", status.elapsed},    {"counts", status.counts},   {"times_ms", times.to_json()},
-                      {"abandoned_at_time_limit", status.abandoned}, {"refuted_timeouts", status.refuted_timeouts}};
-  if (!journal_notes.empty()) j["journal_notes"] = journal_notes;
-  j["failures"] = nlohmann::json::array();
-  for (const auto& f : failures) {
-    j["failures"].push_back({{"signature", f.signature},
-                             {"kind", f.kind},
-                             {"first_seed", f.first_seed},
-                             {"programs", f.programs},
-                             {"saved_in", f.saved_in},
-                             {"attributable", f.attributable},
-                             {"found_after_seconds", f.found_after_seconds},
-                             {"found_after_programs", f.found_after_programs}});
-  }
-  return j;
-}
-
-std::string format_progress(const CampaignStatus& s, double time_limit) {
-  const int64_t fresh = s.done - s.resumed;
-  const double rate = s.elapsed > 0 ? static_cast<double>(fresh) / s.elapsed : 0;
-  std::string out = s.total >= 0 ? fmt::format("{:>6}/{}", s.done, s.total) : fmt::format("{:>6}", s.done);
-  out += fmt::format("  {:.2f}/s ", rate);
-  for (const auto& [kind, n] : s.counts) out += fmt::format(" {} {}", kind, n);
-  out += fmt::format("  elapsed {}", format_duration(s.elapsed));
-  double remaining = -1;
-  if (s.total >= 0 && rate > 0) remaining = static_cast<double>(s.total - s.done) / rate;
-  if (time_limit > 0) remaining = remaining < 0 ? time_limit - s.elapsed : std::min(remaining, time_limit - s.elapsed);
-  if (remaining >= 0) out += fmt::format("  remaining {}", format_duration(remaining));
-  return out;
-}
-
-std::string format_summary(const CampaignSummary& s) {
-  std::string out;
-  for (const auto& note : s.journal_notes) out += fmt::format("warning: {}\n", note);
-  const double per = s.checked > 0 ? 1.0 / static_cast<double>(s.checked) : 0;
-  out += fmt::format("campaign: {} programs ({} checked in this run, {} resumed from the journal) in {:.1f} s",
-                     s.status.done, s.checked, s.status.resumed, s.status.elapsed);
-  if (s.status.elapsed > 0) out += fmt::format(", {:.2f} programs/s", static_cast<double>(s.checked) / s.status.elapsed);
-  out += "\n";
-  for (const auto& [kind, n] : s.status.counts) out += fmt::format("  {:<16}{:>8}\n", kind, n);
-  if (s.status.abandoned > 0) {
-    out += fmt::format("  {} programs in flight at the time limit were abandoned (not journaled; --resume checks them)\n",
-                       s.status.abandoned);
-  }
-  if (s.status.refuted_timeouts > 0) {
-    out += fmt::format("  {} timeouts refuted by a rerun with a larger CPU budget (not failures)\n",
-                       s.status.refuted_timeouts);
-  }
-  if (s.checked > 0) {
-    out += fmt::format("time per program (ms): generate {:.1f}  reference {:.1f}  compile {:.1f}  run {:.1f}  compare "
-                       "{:.1f}\n",
-                       s.times.generate * per, s.times.reference * per, s.times.compile * per, s.times.run * per,
-                       s.times.compare * per);
-  }
-  if (s.failures.empty()) {
-    out += "no failure signatures\n";
-  } else {
-    out += fmt::format("{} distinct failure signatures:\n", s.failures.size());
-    for (const auto& f : s.failures) {
-      out += fmt::format("  {:>6} programs  first seed {:<8} {}{}\n", f.programs, f.first_seed, f.signature,
-                         f.attributable ? "" : "  (the clean compiler fails there too)");
-      if (!f.saved_in.empty()) out += fmt::format("{:>26}reproducer: {}\n", "", f.saved_in);
-    }
-  }
-  return out;
 }
 
 CampaignSummary run_campaign(const CampaignOptions& options,

@@ -357,7 +357,7 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
   for (size_t k = 0; k < pipes.size(); ++k) {
     const VariantVerdict base = variant_base(pipes[k], false);
     if (auto got = run_variant(p, p, pipes[k], all_cases, base, options, verdict)) outputs[pipes[k].name] = *got;
-    if (verdict.cancelled) return verdict;
+    if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
   }
   // Symbolic vs shape-specialized: the last named pipeline again, on the program with its dims
   // fixed to one binding's values (the middle one) and SpecializeShapes in front.
@@ -368,7 +368,7 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
     const Program fixed = passes::fix_dims(p, cases[i].env);
     const auto got = run_variant(fixed, p, specialized.pipeline, {&cases[i]}, variant_base(specialized.pipeline, true),
                                  options, verdict);
-    if (verdict.cancelled) return verdict;
+    if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
     if (got && outputs.count(symbolic.name)) {
       verdict.variants.push_back(cross_check(p, cases[i], symbolic.name, outputs[symbolic.name][i],
                                              specialized.pipeline.name, got->front(), true, options.tolerance));

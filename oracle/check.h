@@ -41,6 +41,8 @@ struct CheckOptions {
   // reported, only used to reject (a reduction looking for another kind of failure).
   bool confirm_timeouts = true;
   bool isolate = true;     // false: in process (for debugging; a crash takes the harness down)
+  // Stop at the first failing variant (what bisection and reduction need to start from).
+  bool first_failure_only = false;
 };
 
 // What `difftest --seed`, `run`, `fuzz` and `gate` check when no flag says otherwise: every

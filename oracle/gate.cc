@@ -65,13 +65,19 @@ GateCase check_entry(const std::string& file, const GateOptions& o, const Deadli
   c.name = file;
   CheckOptions check = entry_checks(e, o.campaign.check);
   check.limits.deadline = deadline;
-  const auto failure = [&](const VariantVerdict& v, const std::vector<std::string>& faults) {
-    return GateFailure{v.signature(), false, -1, v.pipeline, v.binding, v.message, file,
-                       fmt::format("difftest run {}{}", file, inject_flags(faults))};
+  // The command that shows a variant's failure again: a pass list that is not a named
+  // pipeline is spelt out.
+  const auto rerun = [&](const VariantVerdict& v) {
+    const std::string passes = v.passes.empty() ? std::string()
+                                                : fmt::format(" --passes {} --passes-llvm {}", fmt::join(v.passes, ","),
+                                                              std::max(0, v.llvm_opt_level));
+    return fmt::format("difftest run {}{}{}", file, passes, inject_flags(o.campaign.faults));
   };
   const Verdict clean = check_program(e.program, check);
   for (const auto& v : clean.variants) {
-    if (is_failure(v.kind)) sort_into(c, failure(v, o.campaign.faults), o);
+    if (is_failure(v.kind)) {
+      sort_into(c, GateFailure{v.signature(), false, -1, v.pipeline, v.binding, v.message, file, rerun(v)}, o);
+    }
   }
   c.detail = fmt::format("{} variants: {}", clean.variants.size(), verdict_kind_name(clean.overall()));
   if (!e.faults.empty() && !clean.cancelled) {

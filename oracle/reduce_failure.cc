@@ -40,7 +40,9 @@ double work_of(const VariantVerdict& failing, const Verdict& all) {
 }  // namespace
 
 std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions& options) {
-  const Verdict v = check_program(p, options);
+  CheckOptions first = options;
+  first.first_failure_only = true;
+  const Verdict v = check_program(p, first);
   if (v.cancelled) throw DeadlineReached();
   const VariantVerdict* f = v.first_failure();
   if (!f) return std::nullopt;
@@ -173,9 +175,14 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
     }
   };
   reduce_options.binding = failing.binding;
-  // The final checks need time too: they are held back from the reducer's share.
+  // The final checks need time too: about one check each (a hang's costs its budget and the
+  // confirming rerun), held back from the reducer's share.
   if (reduce_options.time_limit > 0) {
-    const double reserve = std::min(0.2 * reduce_options.time_limit, std::max(1.0, 2 * r.culprit.work_cpu_seconds));
+    const double one_check = candidate_options.confirm_timeouts
+                                 ? candidate_options.limits.cpu_seconds * (1 + candidate_options.confirm_factor)
+                                 : 2 * std::max(r.culprit.work_cpu_seconds, failing.work_cpu_seconds);
+    const double reserve = std::min(0.25 * reduce_options.time_limit,
+                                    std::max(1.0, one_check * (r.faults.empty() ? 1 : 2)));
     reduce_options.time_limit = std::max(1e-3, reduce_options.time_limit - elapsed() - reserve);
   }
   auto user_accept = reduce_options.on_accept;

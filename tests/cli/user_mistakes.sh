@@ -69,6 +69,8 @@ cases=(
   "a graph pass after LegalizeOps|--passes: graph pass FoldConstant after LegalizeOps|run $small --opt none --orders 0 --passes LegalizeOps,FoldConstant"
   "resume without a campaign|--resume: $tmp/empty-dir holds no campaign|fuzz --seeds 0..1 --resume --out $tmp/empty-dir"
   "a misspelt corpus header|typo.ir:2:1: error\\[syntax\\]: unknown header '# bnd:'|gate --corpus $tmp/typo.ir --out $tmp/g9"
+  "a generator weight past 32 bits|--weights: 'exp=99999999999': a weight is at most 1000000|generate --seed 1 --weights exp=99999999999"
+  "a binding past 18 digits|--bind: expected NAME=VALUE|eval $small --bind n=9999999999999999999"
   "a bisect limit past 32 bits|--bisect-limit|compile $small --bisect-limit 99999999999999999999"
 )
 

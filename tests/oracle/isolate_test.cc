@@ -140,26 +140,17 @@ TEST(Isolate, ABlockedChildIsStoppedByTheWallClockBackstop) {
 TEST(Isolate, EachStageGetsItsOwnBudgetWhenAskedTo) {
   IsolationLimits limits = quick(0.6);
   limits.timeout_per_stage = true;
-  const auto out = run_isolated(
-      [](Progress& p) {
-        for (int i = 0; i < 3; ++i) {
-          p.stage("stage " + std::to_string(i));
-          burn_cpu(0.4);
-        }
-        return std::string("three stages");
-      },
-      limits);
+  const auto three_stages = [](Progress& p) {
+    for (int i = 0; i < 3; ++i) {
+      p.stage("stage " + std::to_string(i));
+      burn_cpu(0.4);
+    }
+    return std::string("three stages");
+  };
+  const auto out = run_isolated(three_stages, limits);
   EXPECT_EQ(out.status, Status::Ok) << "1.2 s in all, 0.4 s per stage";
   limits.timeout_per_stage = false;
-  const auto whole = run_isolated(
-      [](Progress& p) {
-        for (int i = 0; i < 3; ++i) {
-          p.stage("stage " + std::to_string(i));
-          burn_cpu(0.4);
-        }
-        return std::string("three stages");
-      },
-      limits);
+  const auto whole = run_isolated(three_stages, limits);
   EXPECT_EQ(whole.status, Status::TimedOut);
   EXPECT_EQ(whole.stage, "stage 1") << "0.6 s of CPU is reached in the second stage (0.4 to 0.8 s)";
 }
