@@ -369,10 +369,10 @@ struct Step {
   Candidates (*make)(const Spec&, const Program&);
   const char* name;
 };
-constexpr Step kSteps[] = {{remove_outputs, "remove outputs"},      {bypass_calls, "bypass calls"},
-                           {fix_dims, "fix dims"},                  {shrink_dims, "shrink dims"},
-                           {default_attrs, "default attributes"},   {splat_values, "splat values"},
-                           {cut_to_large_splats, "large splats"}};
+constexpr Step kSteps[] = {
+    {remove_outputs, "remove outputs"},   {bypass_calls, "bypass calls"},        {fix_dims, "fix dims"},
+    {shrink_dims, "shrink dims"},         {default_attrs, "default attributes"}, {splat_values, "splat values"},
+    {cut_to_large_splats, "large splats"}};
 
 }  // namespace
 

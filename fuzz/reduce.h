@@ -50,16 +50,15 @@ struct ReduceStats {
 };
 
 struct ReduceOptions {
-  sym::Env binding;           // the failing binding (dims fixed by reduction are dropped from it)
-  double time_limit = 0;      // seconds; 0: none. The best program so far is returned at the limit.
-  int jobs = 1;               // candidates tried at once; the result does not depend on it
+  sym::Env binding;       // the failing binding (dims fixed by reduction are dropped from it)
+  double time_limit = 0;  // seconds; 0: none. The best program so far is returned at the limit.
+  int jobs = 1;           // candidates tried at once; the result does not depend on it
   // Called with every accepted program (to save the best so far).
   std::function<void(const Program&, const sym::Env&)> on_accept;
   // Called after every batch of candidates with the stats so far and the step that made them
   // ("remove outputs", "bypass calls", ...).
   std::function<void(const ReduceStats&, const std::string& step)> on_step;
 };
-
 
 struct Reduced {
   Program program;

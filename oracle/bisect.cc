@@ -65,8 +65,8 @@ struct Bisector {
   const sym::Env& binding;
   const CheckOptions& base;
   const BisectProgress& on_call;
-  bool hang;           // the failure is a timeout: probes get relative budgets
-  double work = 0;     // the largest work measured so far
+  bool hang;        // the failure is a timeout: probes get relative budgets
+  double work = 0;  // the largest work measured so far
   int calls = 0;
 
   // `original`: the failing variant as given (its timeout, if any, must be confirmed); else a
@@ -219,8 +219,8 @@ std::string format_culprit(const Culprit& c) {
     out = fmt::format("culprit: {} — the failure ({}) appears with no optional pass (bisect limit 0)", c.pass, c.key);
   }
   if (!c.confirmation.empty()) out += "\n  " + c.confirmation;
-  out += fmt::format("\n  smallest failing pass list{}: {}", c.shrink_complete ? "" : " (the time limit stopped its search)",
-                     fmt::join(c.minimal_passes, ","));
+  out += fmt::format("\n  smallest failing pass list{}: {}",
+                     c.shrink_complete ? "" : " (the time limit stopped its search)", fmt::join(c.minimal_passes, ","));
   out += fmt::format("\n  oracle calls: {}", c.oracle_calls);
   return out;
 }

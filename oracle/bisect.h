@@ -55,7 +55,7 @@ struct Culprit {
   std::string exposed_by;
   int exposed_at = -1;
   std::vector<std::string> minimal_passes;  // the smallest failing subsequence found (greedy)
-  bool shrink_complete = true;  // false: the deadline stopped the shrinking of the pass list
+  bool shrink_complete = true;              // false: the deadline stopped the shrinking of the pass list
   // The largest CPU time (seconds) of a check that finished, failing or passing: the work a
   // program of this size takes, for relative budgets.
   double work_cpu_seconds = 0;

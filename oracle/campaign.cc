@@ -10,9 +10,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -336,12 +336,14 @@ class Campaign {
     std::error_code ec;
     const bool have_journal = fs::exists(journal_path_, ec) && fs::file_size(journal_path_, ec) > 0;
     if (o_.resume && !have_journal && !fs::exists(config, ec)) {
-      throw UserError(ErrorKind::Usage, fmt::format("--resume: {} holds no campaign (no journal.jsonl, no campaign.json): "
-                                                    "nothing to resume; drop --resume to start one there",
-                                                    o_.out_dir));
+      throw UserError(ErrorKind::Usage,
+                      fmt::format("--resume: {} holds no campaign (no journal.jsonl, no campaign.json): "
+                                  "nothing to resume; drop --resume to start one there",
+                                  o_.out_dir));
     }
     fs::create_directories(fs::path(o_.out_dir) / "failures", ec);
-    if (ec) throw UserError(ErrorKind::Io, fmt::format("--out {}: cannot create failures/: {}", o_.out_dir, ec.message()));
+    if (ec)
+      throw UserError(ErrorKind::Io, fmt::format("--out {}: cannot create failures/: {}", o_.out_dir, ec.message()));
     if (have_journal && !o_.resume) {
       throw UserError(ErrorKind::Usage, fmt::format("--out {} already holds a campaign journal: pass --resume to continue "
                                                     "it, or choose another directory",

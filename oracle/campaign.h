@@ -75,8 +75,8 @@ struct CampaignStatus {
   int64_t total = -1;       // programs in the campaign (-1: bounded by time only)
   double elapsed = 0;       // seconds this run
   std::map<std::string, int64_t> counts;  // verdict kind -> programs
-  int64_t abandoned = 0;    // in flight when the time limit passed: not journaled
-  int64_t refuted_timeouts = 0;  // variants whose timeout a rerun with a larger budget refuted
+  int64_t abandoned = 0;                  // in flight when the time limit passed: not journaled
+  int64_t refuted_timeouts = 0;           // variants whose timeout a rerun with a larger budget refuted
 };
 
 struct CampaignSummary {

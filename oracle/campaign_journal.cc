@@ -38,9 +38,10 @@ Journal read_journal(const fs::path& path) {
         text_or_absent("signature")) {
       j.records.push_back(rec);
     } else {
-      j.notes.push_back(fmt::format("{}:{}: not a journal record (a JSON object with a \"seed\" number): skipped; its "
-                                    "program, if any, is checked again",
-                                    path.string(), line));
+      j.notes.push_back(
+          fmt::format("{}:{}: not a journal record (a JSON object with a \"seed\" number): skipped; its "
+                      "program, if any, is checked again",
+                      path.string(), line));
     }
     at = nl + 1;
   }

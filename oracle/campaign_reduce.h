@@ -7,10 +7,9 @@
 
 #include <cstddef>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fuzz/reduce.h"
 #include "oracle/campaign.h"

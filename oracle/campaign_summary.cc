@@ -13,9 +13,14 @@ bool CampaignSummary::found_failure() const {
 }
 
 nlohmann::json CampaignSummary::to_json() const {
-  nlohmann::json j = {{"programs", status.done},      {"resumed", status.resumed}, {"checked_this_run", checked},
-                      {"seconds", status.elapsed},    {"counts", status.counts},   {"times_ms", times.to_json()},
-                      {"abandoned_at_time_limit", status.abandoned}, {"refuted_timeouts", status.refuted_timeouts}};
+  nlohmann::json j = {{"programs", status.done},
+                      {"resumed", status.resumed},
+                      {"checked_this_run", checked},
+                      {"seconds", status.elapsed},
+                      {"counts", status.counts},
+                      {"times_ms", times.to_json()},
+                      {"abandoned_at_time_limit", status.abandoned},
+                      {"refuted_timeouts", status.refuted_timeouts}};
   if (!journal_notes.empty()) j["journal_notes"] = journal_notes;
   j["failures"] = nlohmann::json::array();
   for (const auto& f : failures) {
@@ -51,22 +56,25 @@ std::string format_summary(const CampaignSummary& s) {
   const double per = s.checked > 0 ? 1.0 / static_cast<double>(s.checked) : 0;
   out += fmt::format("campaign: {} programs ({} checked in this run, {} resumed from the journal) in {:.1f} s",
                      s.status.done, s.checked, s.status.resumed, s.status.elapsed);
-  if (s.status.elapsed > 0) out += fmt::format(", {:.2f} programs/s", static_cast<double>(s.checked) / s.status.elapsed);
+  if (s.status.elapsed > 0)
+    out += fmt::format(", {:.2f} programs/s", static_cast<double>(s.checked) / s.status.elapsed);
   out += "\n";
   for (const auto& [kind, n] : s.status.counts) out += fmt::format("  {:<16}{:>8}\n", kind, n);
   if (s.status.abandoned > 0) {
-    out += fmt::format("  {} programs in flight at the time limit were abandoned (not journaled; --resume checks them)\n",
-                       s.status.abandoned);
+    out +=
+        fmt::format("  {} programs in flight at the time limit were abandoned (not journaled; --resume checks them)\n",
+                    s.status.abandoned);
   }
   if (s.status.refuted_timeouts > 0) {
     out += fmt::format("  {} timeouts refuted by a rerun with a larger CPU budget (not failures)\n",
                        s.status.refuted_timeouts);
   }
   if (s.checked > 0) {
-    out += fmt::format("time per program (ms): generate {:.1f}  reference {:.1f}  compile {:.1f}  run {:.1f}  compare "
-                       "{:.1f}\n",
-                       s.times.generate * per, s.times.reference * per, s.times.compile * per, s.times.run * per,
-                       s.times.compare * per);
+    out += fmt::format(
+        "time per program (ms): generate {:.1f}  reference {:.1f}  compile {:.1f}  run {:.1f}  compare "
+        "{:.1f}\n",
+        s.times.generate * per, s.times.reference * per, s.times.compile * per, s.times.run * per,
+        s.times.compare * per);
   }
   if (s.failures.empty()) {
     out += "no failure signatures\n";

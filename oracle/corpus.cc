@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <map>
-#include <set>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "compiler/faults/faults.h"
@@ -15,8 +15,8 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/pipeline/pass_manager.h"
-#include "reference/inputs.h"
 #include "oracle/verdict.h"
+#include "reference/inputs.h"
 
 namespace difftest::oracle {
 
@@ -76,8 +76,8 @@ CorpusEntry read_corpus_entry(const std::string& path) {
     if (key == "passes" || key == "llvm" || key == "fma" || key == "bind") {
       const auto [it, first] = seen_on.emplace(key, row);
       if (!first) {
-        throw UserError(ErrorKind::Syntax, fmt::format("a second '# {}:' line (the first is on line {})", key, it->second),
-                        at);
+        throw UserError(ErrorKind::Syntax,
+                        fmt::format("a second '# {}:' line (the first is on line {})", key, it->second), at);
       }
     }
     if (key == "expect") {

@@ -215,10 +215,11 @@ std::string detection_markdown(const std::vector<FaultDetection>& faults, const 
   }
   std::vector<std::string> kinds;
   for (const auto& [kind, n] : by_kind) kinds.push_back(fmt::format("{} {}", kind, n));
-  s += fmt::format("\nA fault counts as detected only by a failure attributable to it: the same program, variant and "
-                   "binding pass with the fault off.\n\nClean compiler, the same campaigns run to their budget: {} "
-                   "programs in {:.0f} s, {} false alarms (every verdict other than ok){}.\n",
-                   programs, seconds, alarms, kinds.empty() ? "" : fmt::format(": {}", fmt::join(kinds, ", ")));
+  s += fmt::format(
+      "\nA fault counts as detected only by a failure attributable to it: the same program, variant and "
+      "binding pass with the fault off.\n\nClean compiler, the same campaigns run to their budget: {} "
+      "programs in {:.0f} s, {} false alarms (every verdict other than ok){}.\n",
+      programs, seconds, alarms, kinds.empty() ? "" : fmt::format(": {}", fmt::join(kinds, ", ")));
   return s;
 }
 
@@ -234,8 +235,12 @@ nlohmann::json detection_json(const std::vector<FaultDetection>& faults, const F
   for (const auto& r : clean.runs) {
     int64_t alarms = 0;
     for (const auto& [kind, n] : r.not_ok) alarms += n;
-    c.push_back({{"start_seed", r.start_seed}, {"programs", r.programs}, {"seconds", r.seconds},
-                 {"false_alarms", alarms}, {"false_alarms_by_kind", r.not_ok}, {"first_signature", r.signature}});
+    c.push_back({{"start_seed", r.start_seed},
+                 {"programs", r.programs},
+                 {"seconds", r.seconds},
+                 {"false_alarms", alarms},
+                 {"false_alarms_by_kind", r.not_ok},
+                 {"first_signature", r.signature}});
   }
   j["clean"] = c;
   return j;

@@ -95,9 +95,14 @@ GateCase check_entry(const std::string& file, const GateOptions& o, const Deadli
                             shown.empty() ? std::string("no failure") : fmt::format("{}", fmt::join(shown, "; ")));
     if (!detected && !faulty.cancelled) {
       sort_into(c,
-                GateFailure{fmt::format("lost-detection|{}|{}", fs::path(file).filename().string(), e.expect), false, -1,
-                            "", {}, fmt::format("with {} on, {} is no longer shown", fmt::join(e.faults, ", "), e.expect),
-                            file, fmt::format("difftest run {}{}", file, inject_flags(e.faults))},
+                GateFailure{fmt::format("lost-detection|{}|{}", fs::path(file).filename().string(), e.expect),
+                            false,
+                            -1,
+                            "",
+                            {},
+                            fmt::format("with {} on, {} is no longer shown", fmt::join(e.faults, ", "), e.expect),
+                            file,
+                            fmt::format("difftest run {}{}", file, inject_flags(e.faults))},
                 o);
     }
     c.skipped = faulty.cancelled;
@@ -135,8 +140,9 @@ void run_seeds(const GateOptions& o, const Deadline& deadline, GateResult& r,
   if (s.status.total >= 0) {
     r.seeds_not_reached = s.status.total - s.status.done;
     if (r.seeds_not_reached > 0) {
-      r.notes.push_back(fmt::format("the budget ran out after {} of {} seeds: {} not checked (they do not fail the gate)",
-                                    s.status.done, s.status.total, r.seeds_not_reached));
+      r.notes.push_back(
+          fmt::format("the budget ran out after {} of {} seeds: {} not checked (they do not fail the gate)",
+                      s.status.done, s.status.total, r.seeds_not_reached));
     }
   }
   const auto reproducers = saved_reproducers(s);
@@ -255,9 +261,10 @@ GateResult run_gate(const GateOptions& o, const std::function<void(const GatePro
       if (o.fail_fast && !r.cases.back().passed()) break;
     }
     if (const int skipped = r.corpus_skipped()) {
-      r.notes.push_back(fmt::format("the budget ran out during the corpus: {} of {} entries not checked; the gate fails "
-                                    "(raise --budget)",
-                                    skipped, files.size()));
+      r.notes.push_back(
+          fmt::format("the budget ran out during the corpus: {} of {} entries not checked; the gate fails "
+                      "(raise --budget)",
+                      skipped, files.size()));
     }
   }
   progress.entry.clear();
@@ -279,9 +286,10 @@ GateResult run_gate(const GateOptions& o, const std::function<void(const GatePro
 std::set<std::string> read_baseline(const std::string& path) {
   const nlohmann::json j = read_json_file(path);
   const auto bad = [&](const std::string& why) {
-    return UserError(ErrorKind::Syntax, fmt::format("{}: {} (a baseline is {{\"difftest_baseline\": {}, \"signatures\": "
-                                                    "[\"...\"]}}, written by --update-baseline)",
-                                                    path, why, kBaselineVersion));
+    return UserError(ErrorKind::Syntax,
+                     fmt::format("{}: {} (a baseline is {{\"difftest_baseline\": {}, \"signatures\": "
+                                 "[\"...\"]}}, written by --update-baseline)",
+                                 path, why, kBaselineVersion));
   };
   if (!j.is_object()) throw bad("not a JSON object");
   for (const auto& [key, value] : j.items()) {
@@ -315,8 +323,9 @@ void write_baseline(const std::string& path, const std::set<std::string>& signat
 }
 
 nlohmann::json GateFailure::to_json() const {
-  nlohmann::json j = {{"signature", signature}, {"new", fresh}, {"variant", variant}, {"binding", binding},
-                      {"message", message}, {"reproducer", reproducer}, {"rerun", rerun}};
+  nlohmann::json j = {{"signature", signature}, {"new", fresh},       {"variant", variant},
+                      {"binding", binding},     {"message", message}, {"reproducer", reproducer},
+                      {"rerun", rerun}};
   if (seed >= 0) j["seed"] = seed;
   return j;
 }
@@ -369,8 +378,9 @@ std::string gate_junit(const GateResult& r) {
     failures += !c.passed() && !c.skipped;
     skipped += c.skipped;
   }
-  out += fmt::format("<testsuites name=\"difftest gate\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
-                     r.cases.size(), failures, skipped, r.seconds);
+  out +=
+      fmt::format("<testsuites name=\"difftest gate\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
+                  r.cases.size(), failures, skipped, r.seconds);
   for (const char* suite : {"corpus", "seeds"}) {
     std::vector<const GateCase*> in;
     for (const auto& c : r.cases) {
@@ -401,10 +411,10 @@ std::string gate_junit(const GateResult& r) {
         for (const auto& f : c->failures) {
           if (f.fresh) lines.push_back(describe(f));
         }
-        out += fmt::format("      <failure type=\"new_signature\" message=\"{}\">{}</failure>\n",
-                           xml_escape(fmt::format("{} new failure signature(s): {}", c->fresh.size(),
-                                                  fmt::join(c->fresh, "; "))),
-                           xml_escape(fmt::format("{}\n{}", c->detail, fmt::join(lines, "\n"))));
+        out += fmt::format(
+            "      <failure type=\"new_signature\" message=\"{}\">{}</failure>\n",
+            xml_escape(fmt::format("{} new failure signature(s): {}", c->fresh.size(), fmt::join(c->fresh, "; "))),
+            xml_escape(fmt::format("{}\n{}", c->detail, fmt::join(lines, "\n"))));
       }
       if (!c->known.empty()) {
         out += fmt::format("      <system-out>{}</system-out>\n",
@@ -442,11 +452,16 @@ nlohmann::json gate_json(const GateResult& r, const std::set<std::string>& basel
   for (const auto& s : r.seen) {
     if (!fresh.count(s)) known_seen.insert(s);
   }
-  nlohmann::json j = {{"passed", r.passed()},         {"seconds", r.seconds},
-                      {"new", fresh},                 {"new_failures", fresh_failures},
-                      {"known_seen", known_seen},     {"known_absent", r.absent(baseline)},
-                      {"programs", r.programs},       {"seed_counts", r.seed_counts},
-                      {"corpus_skipped", r.corpus_skipped()}, {"notes", r.notes},
+  nlohmann::json j = {{"passed", r.passed()},
+                      {"seconds", r.seconds},
+                      {"new", fresh},
+                      {"new_failures", fresh_failures},
+                      {"known_seen", known_seen},
+                      {"known_absent", r.absent(baseline)},
+                      {"programs", r.programs},
+                      {"seed_counts", r.seed_counts},
+                      {"corpus_skipped", r.corpus_skipped()},
+                      {"notes", r.notes},
                       {"cases", cases}};
   if (r.seeds_not_reached >= 0) j["seeds_not_reached"] = r.seeds_not_reached;
   return j;

@@ -15,11 +15,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "oracle/campaign.h"
 #include "oracle/check.h"
@@ -42,13 +41,13 @@ struct GateOptions {
 // One failure a case showed, with what a person needs to act on it.
 struct GateFailure {
   std::string signature;
-  bool fresh = false;        // not in the baseline
-  int64_t seed = -1;         // the generated program (-1: a corpus entry)
-  std::string variant;       // "O3", "O0~O3", "order1", "O3-specialized"
+  bool fresh = false;   // not in the baseline
+  int64_t seed = -1;    // the generated program (-1: a corpus entry)
+  std::string variant;  // "O3", "O0~O3", "order1", "O3-specialized"
   sym::Env binding;
   std::string message;
-  std::string reproducer;    // a directory with program.ir, inputs and verdict.json, or the corpus file
-  std::string rerun;         // a command that shows the failure again
+  std::string reproducer;  // a directory with program.ir, inputs and verdict.json, or the corpus file
+  std::string rerun;       // a command that shows the failure again
   nlohmann::json to_json() const;
 };
 
@@ -68,20 +67,20 @@ struct GateResult {
   std::vector<GateCase> cases;
   std::vector<std::string> notes;  // GateOptions::notes, then what the run itself has to say
   int64_t programs = 0;  // seeds checked
-  int64_t seeds_not_reached = -1;  // of --seeds A..B, left when the budget ran out (-1: no range)
+  int64_t seeds_not_reached = -1;              // of --seeds A..B, left when the budget ran out (-1: no range)
   std::map<std::string, int64_t> seed_counts;  // verdict kind -> seeds
   double seconds = 0;
   std::set<std::string> seen;                  // every failure signature, new and known
   std::set<std::string> fresh() const;         // those not in the baseline
   std::set<std::string> absent(const std::set<std::string>& baseline) const;  // known but not seen
-  int corpus_skipped() const;  // corpus entries the budget did not reach
+  int corpus_skipped() const;                                                 // corpus entries the budget did not reach
   bool passed() const { return fresh().empty() && corpus_skipped() == 0; }
 };
 
 // Where a gate run is, for progress lines.
 struct GateProgress {
   size_t corpus_done = 0, corpus_total = 0;
-  std::string entry;                // the corpus entry being checked ("" once in the seeds)
+  std::string entry;                      // the corpus entry being checked ("" once in the seeds)
   const CampaignStatus* seeds = nullptr;  // the seed campaign's status, once it runs
   double elapsed = 0, budget = 0;
 };

@@ -134,7 +134,8 @@ const char* status_name(ChildOutcome::Status s) {
     case ChildOutcome::Status::Crashed: return "crashed";
     case ChildOutcome::Status::TimedOut: return "timed_out";
     case ChildOutcome::Status::Lost: return "lost";
-    case ChildOutcome::Status::Cancelled: return "cancelled";
+    case ChildOutcome::Status::Cancelled:
+      return "cancelled";
   }
   return "?";
 }

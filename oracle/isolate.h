@@ -27,7 +27,7 @@ double seconds_left(const Deadline& d);
 bool passed(const Deadline& d);
 
 struct IsolationLimits {
-  double cpu_seconds = 10;  // CPU time the child may use (per stage when `timeout_per_stage`)
+  double cpu_seconds = 10;                // CPU time the child may use (per stage when `timeout_per_stage`)
   size_t memory_bytes = size_t{4} << 30;  // address space the child may add to the parent's (not under ASan)
   // true: the limit bounds each stage the work reports (Progress::stage) rather than the whole
   // work, so a compile and every run each get `cpu_seconds`.
@@ -52,12 +52,12 @@ class Progress {
 
 struct ChildOutcome {
   enum class Status {
-    Ok,          // the work returned; `payload` holds what it returned
-    Error,       // the work threw; `message` holds what()
-    Crashed,     // killed by a signal (SIGSEGV, SIGABRT, ...); `signal` says which
-    TimedOut,    // killed at the CPU limit, or (`blocked`) at the wall-clock backstop
-    Lost,        // exited without reporting (e.g. exit() called inside the work)
-    Cancelled,   // killed at the caller's deadline: no verdict
+    Ok,         // the work returned; `payload` holds what it returned
+    Error,      // the work threw; `message` holds what()
+    Crashed,    // killed by a signal (SIGSEGV, SIGABRT, ...); `signal` says which
+    TimedOut,   // killed at the CPU limit, or (`blocked`) at the wall-clock backstop
+    Lost,       // exited without reporting (e.g. exit() called inside the work)
+    Cancelled,  // killed at the caller's deadline: no verdict
   };
   Status status = Status::Lost;
   std::string payload;
@@ -65,8 +65,8 @@ struct ChildOutcome {
   bool user_error = false;  // Error from a difftest::UserError (bad input) rather than an internal one
   bool blocked = false;     // TimedOut by the wall-clock backstop, the CPU limit not reached
   int signal = 0;
-  double seconds = 0;        // wall clock, the whole child
-  double cpu_seconds = 0;    // CPU time of the whole child, all its threads
+  double seconds = 0;            // wall clock, the whole child
+  double cpu_seconds = 0;        // CPU time of the whole child, all its threads
   double stage_cpu_seconds = 0;  // CPU time of the last stage (of the whole work without stages)
   std::string stage;  // the last Progress::stage the child reached ("" when none)
 };

@@ -1,7 +1,7 @@
 #include "oracle/output_paths.h"
 
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
@@ -139,8 +139,8 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
   }
   r.oracle_calls = r.culprit.oracle_calls;
   if (!r.culprit.reproduced) {
-    throw UserError(ErrorKind::Usage, fmt::format("the failure of {} under {} does not reproduce", failing.variant.name(),
-                                                  reference::binding_str(failing.binding)));
+    throw UserError(ErrorKind::Usage, fmt::format("the failure of {} under {} does not reproduce",
+                                                  failing.variant.name(), reference::binding_str(failing.binding)));
   }
   VariantSpec minimal = failing.variant;
   minimal.pipeline.passes = r.culprit.minimal_passes;
@@ -154,7 +154,8 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
   // Candidates are no larger than the original: a budget relative to its work bounds what a
   // hanging candidate costs.
   const std::string key = r.culprit.key;
-  CheckOptions candidate_options = relative_budget(timed, std::max(r.culprit.work_cpu_seconds, failing.work_cpu_seconds));
+  CheckOptions candidate_options =
+      relative_budget(timed, std::max(r.culprit.work_cpu_seconds, failing.work_cpu_seconds));
   // A candidate that times out is not a mismatch (or a crash) whether or not a rerun would
   // confirm the timeout: only a reduction of a hang needs the rerun.
   candidate_options.confirm_timeouts = signature_kind(key) == verdict_kind_name(VerdictKind::Timeout);
@@ -168,7 +169,8 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
       VariantSpec before = minimal;
       before.pipeline.bisect_limit = culprit_at - 1;
       ++calls;
-      return failure_key(check_variant_outcome(candidate, before, env, candidate_options)) != key;  // still this pass's doing
+      return failure_key(check_variant_outcome(candidate, before, env, candidate_options)) !=
+             key;  // still this pass's doing
     } catch (const DeadlineReached&) {
       out_of_time = true;
       return false;
@@ -181,8 +183,8 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
     const double one_check = candidate_options.confirm_timeouts
                                  ? candidate_options.limits.cpu_seconds * (1 + candidate_options.confirm_factor)
                                  : 2 * std::max(r.culprit.work_cpu_seconds, failing.work_cpu_seconds);
-    const double reserve = std::min(0.25 * reduce_options.time_limit,
-                                    std::max(1.0, one_check * (r.faults.empty() ? 1 : 2)));
+    const double reserve =
+        std::min(0.25 * reduce_options.time_limit, std::max(1.0, one_check * (r.faults.empty() ? 1 : 2)));
     reduce_options.time_limit = std::max(1e-3, reduce_options.time_limit - elapsed() - reserve);
   }
   auto user_accept = reduce_options.on_accept;
@@ -222,8 +224,8 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
 
 std::string format_reduce_progress(const ReduceProgress& p) {
   return fmt::format("reduce: {}  {} oracle calls  {}{}  {} ops  last: {}", p.phase, p.oracle_calls,
-                     format_duration(p.elapsed), p.time_limit > 0 ? " of " + format_duration(p.time_limit) : std::string(),
-                     p.ops, p.step);
+                     format_duration(p.elapsed),
+                     p.time_limit > 0 ? " of " + format_duration(p.time_limit) : std::string(), p.ops, p.step);
 }
 
 nlohmann::json report_json(const ReductionReport& r) {
@@ -238,19 +240,27 @@ nlohmann::json report_json(const ReductionReport& r) {
         {"confirmation", r.culprit.confirmation},
         {"exposed_by", r.culprit.exposed_by}}},
       {"pipeline",
-       {{"name", pipe.name}, {"passes", pipe.passes}, {"minimal_passes", r.culprit.minimal_passes},
-        {"llvm_opt_level", pipe.llvm_opt_level}, {"fma_contraction", pipe.fma_contraction}}},
+       {{"name", pipe.name},
+        {"passes", pipe.passes},
+        {"minimal_passes", r.culprit.minimal_passes},
+        {"llvm_opt_level", pipe.llvm_opt_level},
+        {"fma_contraction", pipe.fma_contraction}}},
       {"variant", r.failing.variant.name()},
       {"binding", r.reduced.binding},
       {"faults", r.faults},
       {"difftest_version", kDifftestVersion},
       {"verdict", r.reduced_failure.to_json()},
       {"reduction",
-       {{"ops_before", r.original.num_calls()}, {"ops_after", r.reduced.program.num_calls()},
+       {{"ops_before", r.original.num_calls()},
+        {"ops_after", r.reduced.program.num_calls()},
         {"size_before", fuzz::program_size(r.original, r.failing.binding).str()},
         {"size_after", fuzz::program_size(r.reduced.program, r.reduced.binding).str()},
-        {"oracle_calls", r.oracle_calls}, {"candidates", st.candidates}, {"invalid_candidates", st.invalid},
-        {"cache_hits", st.cache_hits}, {"accepted", st.accepted}, {"timed_out", st.timed_out},
+        {"oracle_calls", r.oracle_calls},
+        {"candidates", st.candidates},
+        {"invalid_candidates", st.invalid},
+        {"cache_hits", st.cache_hits},
+        {"accepted", st.accepted},
+        {"timed_out", st.timed_out},
         {"seconds", r.seconds}}},
   };
   if (!r.faults.empty()) j["passes_without_faults"] = r.passes_without_faults;
@@ -268,12 +278,13 @@ std::string report_markdown(const ReductionReport& r) {
   const std::string passes = fmt::format("{}", fmt::join(r.culprit.minimal_passes, ","));
   const std::string bind = r.reduced.binding.empty() ? "" : reference::binding_str(r.reduced.binding);
   const bool bisected = r.stopped_in != "bisection";
-  std::string out = bisected ? fmt::format("# {} in {} ({})\n\n", verdict_kind_name(f.kind), r.culprit.pass, variant.name())
-                             : fmt::format("# {} in {} (no culprit: the time limit ran out during bisection)\n\n",
-                                           verdict_kind_name(f.kind), variant.name());
+  std::string out = bisected
+                        ? fmt::format("# {} in {} ({})\n\n", verdict_kind_name(f.kind), r.culprit.pass, variant.name())
+                        : fmt::format("# {} in {} (no culprit: the time limit ran out during bisection)\n\n",
+                                      verdict_kind_name(f.kind), variant.name());
   out += "## Environment\n\n";
-  out += fmt::format("- difftest {} (embedded compiler, LLVM 14 JIT at -O{}{})\n", kDifftestVersion, pipe.llvm_opt_level,
-                     pipe.fma_contraction ? ", FMA contraction" : "");
+  out += fmt::format("- difftest {} (embedded compiler, LLVM 14 JIT at -O{}{})\n", kDifftestVersion,
+                     pipe.llvm_opt_level, pipe.fma_contraction ? ", FMA contraction" : "");
   if (!r.faults.empty() && r.stopped_in.empty()) {
     out += fmt::format("- injected faults: {} (the reduced program {} without them)\n", fmt::join(r.faults, ", "),
                        r.passes_without_faults ? "passes" : "still FAILS");
@@ -282,9 +293,10 @@ std::string report_markdown(const ReductionReport& r) {
   }
   if (variant.specialized) out += "- compiled shape-specialized: the program's dims fixed to the binding\n";
   if (variant.against) {
-    out += fmt::format("- a cross-check: the results of these passes compared with those of {}, each element within "
-                       "the sum of both error bounds\n",
-                       variant.against->name);
+    out += fmt::format(
+        "- a cross-check: the results of these passes compared with those of {}, each element within "
+        "the sum of both error bounds\n",
+        variant.against->name);
   }
   out += fmt::format("- binding: {}\n", bind.empty() ? "(static shapes)" : bind);
   if (!r.stopped_in.empty()) out += fmt::format("- the time limit was reached during the {}\n", r.stopped_in);
@@ -293,11 +305,12 @@ std::string report_markdown(const ReductionReport& r) {
                      r.original.num_calls(), print(r.reduced.program));
   out += "## Expected vs actual\n\n";
   if (f.kind == VerdictKind::Mismatch) {
-    out += fmt::format("Output `{}` (from `{}`) at [{}]: got {:.9g}, {} gives {:.9g}; the error bound there "
-                       "is {:.3g} (ratio {:.3g}).\n\n{}\n\n",
-                       f.output, f.output_op, fmt::join(f.index, ", "), f.got,
-                       variant.against ? variant.against->name : std::string("the reference"), f.want, f.bound,
-                       f.worst_ratio, f.message);
+    out += fmt::format(
+        "Output `{}` (from `{}`) at [{}]: got {:.9g}, {} gives {:.9g}; the error bound there "
+        "is {:.3g} (ratio {:.3g}).\n\n{}\n\n",
+        f.output, f.output_op, fmt::join(f.index, ", "), f.got,
+        variant.against ? variant.against->name : std::string("the reference"), f.want, f.bound, f.worst_ratio,
+        f.message);
   } else {
     out += fmt::format("Expected: the program compiles and runs. Actual: {} during {}: {}\n\n", verdict_kind_name(f.kind),
                        f.stage, f.message);

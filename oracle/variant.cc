@@ -50,7 +50,7 @@ VariantSpec variant_of(const VariantVerdict& v, const std::string& where) {
   } else {
     spec.pipeline = named(own, where);
   }
-  const std::string against = !v.against.empty() ? v.against
+  const std::string against = !v.against.empty()           ? v.against
                               : tilde == std::string::npos ? std::string()
                                                            : v.pipeline.substr(0, tilde);
   if (!against.empty()) spec.against = named(against, where);

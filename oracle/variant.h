@@ -4,10 +4,9 @@
 // the cross-check of two compiles).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "compiler/pipeline/pipelines.h"
 #include "oracle/verdict.h"

@@ -110,9 +110,9 @@ nlohmann::json VariantVerdict::to_json() const {
 }
 
 nlohmann::json TimeoutTry::to_json() const {
-  nlohmann::json j = {{"cpu_budget_s", cpu_budget}, {"cpu_s", cpu_seconds}, {"wall_s", wall_seconds},
-                      {"stage", stage}, {"outcome", outcome},
-                      {"finished_cpu_s", finished_cpu_seconds}};
+  nlohmann::json j = {{"cpu_budget_s", cpu_budget}, {"cpu_s", cpu_seconds},
+                      {"wall_s", wall_seconds},     {"stage", stage},
+                      {"outcome", outcome},         {"finished_cpu_s", finished_cpu_seconds}};
   if (blocked) j["blocked"] = true;
   return j;
 }

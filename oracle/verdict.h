@@ -31,10 +31,10 @@ std::string signature_kind(const std::string& signature);
 struct TimeoutTry {
   double cpu_budget = 0;  // seconds
   double cpu_seconds = 0, wall_seconds = 0;
-  bool blocked = false;   // stopped by the wall-clock backstop, the CPU budget not reached
-  std::string stage;      // where it was ("compile FuseOps", "run n=3")
+  bool blocked = false;             // stopped by the wall-clock backstop, the CPU budget not reached
+  std::string stage;                // where it was ("compile FuseOps", "run n=3")
   double finished_cpu_seconds = 0;  // CPU time of the stages before `stage`
-  std::string outcome;    // "timed_out", or how the rerun ended ("ok", "crashed", ...)
+  std::string outcome;              // "timed_out", or how the rerun ended ("ok", "crashed", ...)
   nlohmann::json to_json() const;
 };
 

@@ -66,7 +66,8 @@ int64_t evaluation_bytes(const Program& p, const sym::Env& env, Mode m, int64_t 
   for (const auto& b : p.bindings()) {
     for (const auto& r : b.results()) {
       const int64_t n = shape_numel(concrete_shape(r.type(), env));
-      const int64_t per = dtype_bytes(storage_dtype(r.type().dtype, m)) + (is_float(r.type().dtype) ? extra_per_element : 0);
+      const int64_t per =
+          dtype_bytes(storage_dtype(r.type().dtype, m)) + (is_float(r.type().dtype) ? extra_per_element : 0);
       if (per > 0 && n > (kMax - total) / per) return kMax;
       total += n * per;
     }

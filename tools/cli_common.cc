@@ -9,7 +9,6 @@
 
 namespace difftest::cli {
 
-
 CLI::Validator unsigned_number() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -34,7 +33,8 @@ CLI::Validator finite_at_least(bool zero_allowed) {
         if (text.empty() || ptr != end || ec != std::errc() || !std::isfinite(v)) {
           return fmt::format("'{}' is not a finite number", text);
         }
-        if (v < 0 || (!zero_allowed && v == 0)) return fmt::format("'{}' must be {}", text, zero_allowed ? ">= 0" : "> 0");
+        if (v < 0 || (!zero_allowed && v == 0))
+          return fmt::format("'{}' must be {}", text, zero_allowed ? ">= 0" : "> 0");
         return "";
       },
       zero_allowed ? "SECONDS" : "POSITIVE");

@@ -1,38 +1,36 @@
 // The difftest command line. Thin: it parses flags and calls the libraries.
 // Exit codes: 0 ok, 1 a failure was found, 2 bad input or usage, 3 internal error.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
-#include <unistd.h>
-
 #include "compiler/codegen/codegen.h"
 #include "compiler/faults/faults.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
-#include "compiler/ops/op.h"
 #include "compiler/loop/printer.h"
+#include "compiler/ops/op.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/tensor/npy.h"
 #include "fuzz/generator.h"
 #include "oracle/campaign.h"
 #include "oracle/campaign_reduce.h"
 #include "oracle/check.h"
-#include "oracle/reproducer.h"
+#include "oracle/output_paths.h"
 #include "oracle/pipeline_run.h"
 #include "oracle/reduce_failure.h"
+#include "oracle/reproducer.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
 #include "reference/summary.h"
 #include "tolerance/compare.h"
-
-#include "oracle/output_paths.h"
 #include "tools/cli_common.h"
 #include "tools/progress_line.h"
 
@@ -87,8 +85,9 @@ int run_fuzz(const FuzzFlags& f) {
   o.out_dir = f.out;
   o.resume = f.resume;
   ProgressLine progress;
-  const auto summary = oracle::run_campaign(
-      o, [&](const oracle::CampaignStatus& s) { progress.update("fuzz: " + oracle::format_progress(s, o.time_limit)); });
+  const auto summary = oracle::run_campaign(o, [&](const oracle::CampaignStatus& s) {
+    progress.update("fuzz: " + oracle::format_progress(s, o.time_limit));
+  });
   progress.finish();
   fmt::print("{}", oracle::format_summary(summary));
   fmt::print("journal: {}/journal.jsonl  summary: {}/summary.json\n", f.out, f.out);
@@ -97,7 +96,10 @@ int run_fuzz(const FuzzFlags& f) {
     ro.jobs = f.seeds.jobs;
     ro.time_limit = f.reduce_time;
     const auto reductions = oracle::reduce_campaign_failures(
-        summary, o, ro, [&](const oracle::FailureClass& c) { progress.note(fmt::format("reducing {} (seed {})", c.signature, c.first_seed)); },
+        summary, o, ro,
+        [&](const oracle::FailureClass& c) {
+          progress.note(fmt::format("reducing {} (seed {})", c.signature, c.first_seed));
+        },
         [&](const oracle::ReduceProgress& p) { progress.update(oracle::format_reduce_progress(p)); });
     progress.finish();
     fmt::print("reductions ({}/reductions.json):\n{}", f.out, oracle::format_reductions(reductions));

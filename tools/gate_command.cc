@@ -41,9 +41,10 @@ int run_gate(const GateFlags& f) {
   o.corpus = f.corpus == "none" ? "" : f.corpus;
   std::error_code ec;
   if (!f.check.given("--corpus") && !fs::exists(o.corpus, ec)) {
-    o.notes.push_back(fmt::format("no {}/ here: only seeds are checked (a regression corpus is a directory of .ir "
-                                  "files with an '# expect:' header, docs/gate.md)",
-                                  o.corpus));
+    o.notes.push_back(
+        fmt::format("no {}/ here: only seeds are checked (a regression corpus is a directory of .ir "
+                    "files with an '# expect:' header, docs/gate.md)",
+                    o.corpus));
     o.corpus.clear();
   }
   o.campaign = campaign_options(f.check, f.seeds, "--budget");
@@ -62,9 +63,10 @@ int run_gate(const GateFlags& f) {
     if (fs::exists(f.baseline, ec)) {
       o.baseline = oracle::read_baseline(f.baseline);
     } else if (!f.update_baseline) {
-      o.notes.push_back(fmt::format("no baseline {} yet: every failure counts as new; to accept the failures this run "
-                                    "shows, run it again with --update-baseline and commit {}",
-                                    f.baseline, f.baseline));
+      o.notes.push_back(
+          fmt::format("no baseline {} yet: every failure counts as new; to accept the failures this run "
+                      "shows, run it again with --update-baseline and commit {}",
+                      f.baseline, f.baseline));
     }
   }
   ProgressLine progress;

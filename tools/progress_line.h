@@ -32,8 +32,8 @@ class ProgressLine {
   bool terminal_;
   double every_;
   std::mutex mutex_;
-  std::string last_;   // the latest status
-  std::string shown_;  // the status last drawn
+  std::string last_;    // the latest status
+  std::string shown_;   // the status last drawn
   bool drawn_ = false;  // a status line is on the terminal, not yet ended
   std::chrono::steady_clock::time_point last_shown_;
 };

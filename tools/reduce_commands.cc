@@ -71,8 +71,9 @@ void add_reduce_flags(CLI::App* app, ReduceFlags& f, bool reduce) {
   if (!reduce) return;
   app->add_option("--out", f.out_dir, "output directory (default FILE's name + .reduced)");
   app->add_option("--jobs", f.jobs, "candidates checked at once (the result does not depend on it)")->check(CLI::Range(1, 64));
-  app->add_option("--time", f.time, "seconds for the whole reduction, bisection included; the best program so far is "
-                                    "written when they run out")
+  app->add_option("--time", f.time,
+                  "seconds for the whole reduction, bisection included; the best program so far is "
+                  "written when they run out")
       ->check(seconds());
 }
 
@@ -109,27 +110,31 @@ int run_reduce(ReduceFlags f) {
   difftest::fuzz::ReduceOptions ro;
   ro.jobs = f.jobs;
   if (f.time > 0) {
-    ro.time_limit = std::max(1e-3, f.time - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    ro.time_limit =
+        std::max(1e-3, f.time - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   ProgressLine progress;
   const oracle::ReductionReport r = oracle::reduce_failure(
-      p, *failing, options, ro, out, [&](const oracle::ReduceProgress& s) { progress.update(oracle::format_reduce_progress(s)); });
+      p, *failing, options, ro, out,
+      [&](const oracle::ReduceProgress& s) { progress.update(oracle::format_reduce_progress(s)); });
   progress.finish();
   if (r.stopped_in == "bisection") {
-    fmt::print("the time limit ran out during bisection ({} oracle calls): no culprit; the original program and its "
-               "verdict are written to {}/\n",
-               r.oracle_calls, out);
+    fmt::print(
+        "the time limit ran out during bisection ({} oracle calls): no culprit; the original program and its "
+        "verdict are written to {}/\n",
+        r.oracle_calls, out);
     return kFailure;
   }
-  fmt::print("{}\nreduced {} ops to {} in {:.1f} s, {} oracle calls{}\n{}\nwritten to {}/ (repro.ir, inputs, "
-             "verdict.json, report.md, repro_tvmscript.py)\n",
-             oracle::format_culprit(r.culprit), r.original.num_calls(), r.reduced.program.num_calls(), r.seconds,
-             r.oracle_calls, r.stopped_in.empty() ? "" : fmt::format(" (time limit reached in the {})", r.stopped_in),
-             r.stopped_in == "final check"
-                 ? std::string("reduced program: not checked again (no time left)")
-                 : fmt::format("reduced program: {} ({}){}", r.reduced_failure.signature(), r.reduced_failure.message,
-                               r.reproduces ? "" : "\nWARNING: the reduced program does not reproduce the original failure"),
-             out);
+  fmt::print(
+      "{}\nreduced {} ops to {} in {:.1f} s, {} oracle calls{}\n{}\nwritten to {}/ (repro.ir, inputs, "
+      "verdict.json, report.md, repro_tvmscript.py)\n",
+      oracle::format_culprit(r.culprit), r.original.num_calls(), r.reduced.program.num_calls(), r.seconds,
+      r.oracle_calls, r.stopped_in.empty() ? "" : fmt::format(" (time limit reached in the {})", r.stopped_in),
+      r.stopped_in == "final check"
+          ? std::string("reduced program: not checked again (no time left)")
+          : fmt::format("reduced program: {} ({}){}", r.reduced_failure.signature(), r.reduced_failure.message,
+                        r.reproduces ? "" : "\nWARNING: the reduced program does not reproduce the original failure"),
+      out);
   return kFailure;
 }
 

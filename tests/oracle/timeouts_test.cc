@@ -5,10 +5,9 @@
 // kernel whose loop never advances), the slow-but-finishing work from a naive 512^3 matmul.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "compiler/faults/faults.h"
 #include "compiler/ir/parser.h"
@@ -92,7 +91,19 @@ TEST(Timeouts, WithoutConfirmationTheFirstTryIsTheVerdict) {
   const VariantVerdict t = check_program(parse_program(kExp, "exp.ir"), o).variants.front();
   EXPECT_EQ(t.kind, VerdictKind::Timeout);
   EXPECT_EQ(t.tries.size(), 1u);
-  EXPECT_NE(t.message.find("not confirmed"), std::string::npos) << t.message;
+  EXPECT_NE(t.message.find("not rerun"), std::string::npos) << t.message;
+}
+
+TEST(Timeouts, OnceAProgramsHangIsConfirmedItsOtherTimeoutsAreNotRerun) {
+  const faults::ScopedFaults on({"codegen-stuck-loop"});
+  CheckOptions o = one_pipeline("O0", 0.3);
+  o.pipelines = {"O0", "O1"};
+  const Verdict v = check_program(parse_program(kExp, "exp.ir"), o);
+  ASSERT_EQ(v.variants.size(), 2u);
+  EXPECT_EQ(v.variants[0].kind, VerdictKind::Timeout);
+  EXPECT_EQ(v.variants[0].tries.size(), 2u) << "the first is confirmed";
+  EXPECT_EQ(v.variants[1].kind, VerdictKind::Timeout);
+  EXPECT_EQ(v.variants[1].tries.size(), 1u) << "the program's hang is already a fact";
 }
 
 TEST(Timeouts, TheCallersDeadlineCancelsACheckInsteadOfFailingIt) {

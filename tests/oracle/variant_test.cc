@@ -5,19 +5,19 @@
 // variant passes with them off. The faults used are where they break the compiler
 // (compiler/faults): mul-drops-tail in every mul lowering, schedule-reduction-tail in the
 // O3-only reduction schedule.
-#include <gtest/gtest.h>
+#include "oracle/variant.h"
 
-#include <nlohmann/json.hpp>
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "compiler/faults/faults.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "oracle/campaign.h"
 #include "oracle/reduce_failure.h"
-#include "oracle/variant.h"
 
 namespace difftest::oracle {
 namespace {
@@ -81,7 +81,8 @@ TEST(Variant, NamesAndRecordsRoundTrip) {
   EXPECT_EQ(variant_of(old, "test").pipeline.name, "O3");
   old.pipeline = "O9";
   EXPECT_THROW(variant_of(old, "verdict.json"), UserError);
-  EXPECT_THROW(variant_verdict_from_json(nlohmann::json{{"pipeline", "O3"}, {"kind", "exploded"}}, "v.json"), UserError);
+  EXPECT_THROW(variant_verdict_from_json(nlohmann::json{{"pipeline", "O3"}, {"kind", "exploded"}}, "v.json"),
+               UserError);
 }
 
 TEST(Variant, TheRecordedFailureIsTheVariantWithTheVerdictsSignature) {
