@@ -4,7 +4,7 @@
 // fault's pass; then the clean compiler over the same campaigns (false alarms). A measurement:
 // it prints a markdown table (and writes JSON), it asserts nothing.
 //   build/bench/detection_bench [--faults a,b] [--starts 0,100000,200000] [--budget 120]
-//                               [--jobs 2] [--reduce-time 120] [--no-reduce] [--json FILE] [--keep DIR]
+//                               [--jobs 2] [--reduce-time 120] [--no-reduce] [--no-clean] [--json FILE] [--keep DIR]
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   oracle::DetectionOptions o;
   std::vector<std::string> names;
   std::string json_path, keep;
-  bool no_reduce = false;
+  bool no_reduce = false, no_clean = false;
   CLI::App app{"difftest detection benchmark"};
   app.add_option("--faults", names, "faults to measure (default: the whole catalog)")->delimiter(',');
   app.add_option("--starts", o.start_seeds, "starting seeds of the campaigns")->delimiter(',');
@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   app.add_option("--jobs", o.jobs, "campaign workers");
   app.add_option("--reduce-time", o.reduce_seconds, "seconds per reduction");
   app.add_flag("--no-reduce", no_reduce, "do not reduce the first failures");
+  app.add_flag("--no-clean", no_clean, "skip the clean compiler's campaigns (its false alarms)");
   app.add_option("--json", json_path, "also write the results as JSON");
   app.add_option("--keep", keep, "keep the campaigns and reductions in DIR (default: a temporary directory, removed)");
   CLI11_PARSE(app, argc, argv);
@@ -48,7 +49,8 @@ int main(int argc, char** argv) {
   };
   std::vector<oracle::FaultDetection> results;
   for (const auto& name : names) results.push_back(oracle::detect_fault(name, o, progress(name)));
-  const oracle::FaultDetection clean = oracle::detect_fault("", o, progress("(clean compiler)"));
+  const oracle::FaultDetection clean =
+      no_clean ? oracle::FaultDetection{} : oracle::detect_fault("", o, progress("(clean compiler)"));
   if (keep.empty()) std::filesystem::remove_all(dir);
   fmt::print("{}", oracle::detection_markdown(results, clean, o));
   if (!json_path.empty()) {

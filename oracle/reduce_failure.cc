@@ -49,7 +49,8 @@ std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions
   return FailingRun{variant_of(*f, "the failing variant"), failing_binding(p, *f, options), *f, work_of(*f, v)};
 }
 
-std::optional<FailingRun> recorded_failing_run(const nlohmann::json& verdict, const std::string& where) {
+std::optional<FailingRun> recorded_failing_run(const Program& p, const nlohmann::json& verdict,
+                                               const std::string& where) {
   if (!verdict.is_object() || !verdict.contains("variants") || !verdict["variants"].is_array()) {
     throw UserError(ErrorKind::Syntax, fmt::format("{}: not a verdict (no \"variants\" list)", where));
   }
@@ -63,7 +64,7 @@ std::optional<FailingRun> recorded_failing_run(const nlohmann::json& verdict, co
     if (!chosen || (!signature.empty() && v.signature() == signature && chosen->signature() != signature)) chosen = v;
   }
   if (!chosen) return std::nullopt;
-  FailingRun run{variant_of(*chosen, where), chosen->binding, *chosen, 0};
+  FailingRun run{variant_of(*chosen, where), failing_binding(p, *chosen, CheckOptions{}), *chosen, 0};
   // The recorded CPU times: what the original's checks took where they finished.
   for (size_t i = 0; i < verdict["variants"].size(); ++i) {
     all.variants[i].cpu_ms = verdict["variants"][i].value("cpu_ms", 0.0);

@@ -22,10 +22,12 @@ inline constexpr const char* kDifftestVersion = "0.1.0";
 // a random order, the specialized compile, a cross-check); nullopt when there is none.
 std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions& options);
 
-// The failure a saved verdict records (verdict.json beside a reproducer, as a campaign or
-// `--save` writes it): the variant with the verdict's "signature", else its first failing
-// variant. nullopt when it records no failure; UserError naming `where` when it is malformed.
-std::optional<FailingRun> recorded_failing_run(const nlohmann::json& verdict, const std::string& where);
+// The failure a saved verdict of `p` records (verdict.json beside a reproducer, as a campaign
+// or `--save` writes it): the variant with the verdict's "signature", else its first failing
+// variant; a compile failure (no binding of its own) gets p's first standard binding. nullopt
+// when it records no failure; UserError naming `where` when it is malformed.
+std::optional<FailingRun> recorded_failing_run(const Program& p, const nlohmann::json& verdict,
+                                               const std::string& where);
 
 // Where a reduction is (for progress lines).
 struct ReduceProgress {

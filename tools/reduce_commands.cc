@@ -49,7 +49,7 @@ FailingProgram failing_program(ReduceFlags& f, const difftest::oracle::Deadline&
   if (!f.bind.empty()) r.options.bindings = {difftest::reference::parse_binding(f.bind, "--bind")};
   const fs::path recorded = fs::path(f.file).parent_path() / "verdict.json";
   if (!f.check.pipelines_given() && f.bind.empty() && fs::exists(recorded)) {
-    r.failing = oracle::recorded_failing_run(oracle::read_json_file(recorded.string()), recorded.string());
+    r.failing = oracle::recorded_failing_run(r.program, oracle::read_json_file(recorded.string()), recorded.string());
     if (r.failing) {
       r.found = fmt::format("recorded in {}", recorded.string());
       return r;

@@ -99,17 +99,27 @@ TEST(Variant, TheRecordedFailureIsTheVariantWithTheVerdictsSignature) {
   chosen.cpu_ms = 400;
   nlohmann::json verdict = {{"variants", {ok.to_json(), first.to_json(), chosen.to_json()}},
                             {"signature", chosen.signature()}};
-  const auto run = recorded_failing_run(verdict, "verdict.json");
+  const Program p = parse_program(kMulTanh, "mt.ir");
+  const auto run = recorded_failing_run(p, verdict, "verdict.json");
   ASSERT_TRUE(run);
   EXPECT_EQ(run->variant.name(), "O3-specialized");
   EXPECT_TRUE(run->variant.specialized);
   EXPECT_EQ(run->binding, chosen.binding);
   EXPECT_EQ(run->work_cpu_seconds, 0.4);
   verdict.erase("signature");
-  EXPECT_EQ(recorded_failing_run(verdict, "verdict.json")->variant.name(), "O1") << "else the first failure";
+  EXPECT_EQ(recorded_failing_run(p, verdict, "verdict.json")->variant.name(), "O1") << "else the first failure";
+  // A compile failure has no binding of its own: reduction still needs one for sizes and inputs.
+  VariantVerdict crash;
+  crash.pipeline = "O1";
+  crash.kind = VerdictKind::CompileCrash;
+  crash.stage = "LegalizeOps";
+  verdict = {{"variants", {crash.to_json()}}};
+  const auto crashed = recorded_failing_run(p, verdict, "verdict.json");
+  ASSERT_TRUE(crashed);
+  EXPECT_EQ(crashed->binding, (sym::Env{{"n", 2}})) << "the first standard binding: every dim at its lower bound";
   verdict["variants"] = nlohmann::json::array({ok.to_json()});
-  EXPECT_FALSE(recorded_failing_run(verdict, "verdict.json"));
-  EXPECT_THROW(recorded_failing_run(nlohmann::json::array(), "verdict.json"), UserError);
+  EXPECT_FALSE(recorded_failing_run(p, verdict, "verdict.json"));
+  EXPECT_THROW(recorded_failing_run(p, nlohmann::json::array(), "verdict.json"), UserError);
 }
 
 TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
@@ -130,7 +140,7 @@ TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
   for (const auto& d : written.dims()) EXPECT_EQ(d.range.lo, d.range.hi) << "dims fixed to the failing binding";
   EXPECT_NE(read(dir / "report.md").find("shape-specialized"), std::string::npos);
   // The written verdict records the variant, so `difftest reduce` on repro.ir finds it again.
-  const auto again = recorded_failing_run(nlohmann::json::parse(read(dir / "verdict.json")), "verdict.json");
+  const auto again = recorded_failing_run(p, nlohmann::json::parse(read(dir / "verdict.json")), "verdict.json");
   ASSERT_TRUE(again);
   EXPECT_TRUE(again->variant.specialized);
   fs::remove_all(dir);
