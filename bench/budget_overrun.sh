@@ -7,8 +7,8 @@
 # With --per-core N, N busy processes per core run alongside (started, tracked and stopped as
 # bench/load_test.sh does). The rows: `fuzz --time 60` on the clean compiler and with a fault
 # that hangs programs; `gate --budget 120` over the corpus and 1000 seeds; `reduce --time 30` of
-# a large failing program (bisection included); and a reduction of a hang without a time limit
-# (the time to its fixpoint).
+# a large failing program (bisection included; unlimited, it takes about a minute); and a
+# reduction of a hang without a time limit (the time to its fixpoint).
 set -uo pipefail
 difftest=${1:?usage: bench/budget_overrun.sh DIFFTEST [--per-core N]}
 per_core=0
@@ -44,8 +44,9 @@ row() {  # row NAME BUDGET COMMAND...
   }'
 }
 
-# A large failing program: a campaign's first failure with a fault that bisection must work on.
-"$difftest" fuzz --seeds 0..40 --jobs 2 --inject fold-constant-int-div-double --out "$tmp/find" > /dev/null 2>&1
+# A large failing program whose reduction takes about a minute on an idle 2-core machine: seed
+# 10 (34 ops) with reduction-init-per-tile, a ScheduleMatmul fault that O3 bisection must find.
+"$difftest" fuzz --seeds 10..10 --inject reduction-init-per-tile --out "$tmp/find" > /dev/null 2>&1
 mismatch=$(ls -d "$tmp"/find/failures/mismatch-* 2>/dev/null | head -1)
 # A hang as a campaign saves it (its verdict.json records the hang and the work before it).
 "$difftest" fuzz --seeds 0..3 --jobs 2 --timeout 2 --inject codegen-stuck-loop --out "$tmp/findhang" > /dev/null 2>&1
@@ -60,7 +61,7 @@ row "fuzz --time 60 --jobs 2 --inject codegen-stuck-loop" 60 \
 row "gate --seeds 0..999 --budget 120 --jobs 2 (corpus/)" 120 \
   bash -c "cd '$src' && '$difftest' gate --seeds 0..999 --budget 120 --jobs 2 --out '$tmp/g'"
 if [ -n "$mismatch" ]; then
-  row "reduce --time 30 (a fold-constant-int-div-double campaign's first failure)" 30 \
+  row "reduce --time 30 --jobs 2 (seed 10, reduction-init-per-tile, 34 ops)" 30 \
     "$difftest" reduce "$mismatch/program.ir" --time 30 --jobs 2 --out "$tmp/r1"
 fi
 if [ -n "$hang" ]; then

@@ -67,6 +67,7 @@ struct Bisector {
   const BisectProgress& on_call;
   bool hang;        // the failure is a timeout: probes get relative budgets
   double work = 0;  // the largest work measured so far
+  Deadline cut = std::nullopt;  // an earlier deadline than the caller's, for one phase
   int calls = 0;
 
   // `original`: the failing variant as given (its timeout, if any, must be confirmed); else a
@@ -79,6 +80,7 @@ struct Bisector {
     // A probe that times out is not the failure being bisected unless that failure is a hang:
     // only then does its timeout need a confirming rerun. The whole pipeline's run always gets one.
     options.confirm_timeouts = hang || original;
+    if (cut && (!options.limits.deadline || *cut < *options.limits.deadline)) options.limits.deadline = cut;
     VariantVerdict v = check_variant_outcome(p, limited, binding, options);
     work = std::max(work, measured_work(v));
     if (on_call) {
@@ -181,7 +183,9 @@ Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOpt
   c.minimal_passes = passes;
   if (shrink_passes) {
     // Drop passes one at a time (never LegalizeOps nor the culprit); a list that still fails the
-    // same way, with the culprit still the first failing application, is kept.
+    // same way, with the culprit still the first failing application, is kept. Under a time
+    // limit this gets a third of what is left: what follows (a reduction) needs the rest more.
+    if (base.limits.deadline) b.cut = deadline_in(seconds_left(base.limits.deadline) / 3);
     try {
       for (size_t i = c.minimal_passes.size(); i-- > 0;) {
         const std::string& pass = c.minimal_passes[i];
