@@ -500,6 +500,15 @@ TEST(Codegen, LlvmTextUsesTheModulePrefix) {
   EXPECT_NE(emit_llvm_text(m, "other_").find("define void @other_k("), std::string::npos);
 }
 
+// Whatever x86 model the host is, LLVM tunes for the generic one: the host's model decided how
+// far loops unroll, and with it the compile time and the code (see emit_module).
+TEST(Codegen, EveryFunctionIsTunedForTheGenericModel) {
+  const loop::Module m = loop::parse_module(fmt::format(kConstant, 5));
+  const std::string text = emit_llvm_text(m, "t_");
+  EXPECT_NE(text.find(R"("tune-cpu"="generic")"), std::string::npos) << text;
+  EXPECT_EQ(text.find("attributes #1"), std::string::npos) << "both functions share the one attribute set\n" << text;
+}
+
 TEST(Codegen, DuplicateFunctionNamesAreRefused) {
   loop::Module m = loop::parse_module(fmt::format(kConstant, 5));
   m.funcs.push_back(m.funcs[0]);

@@ -158,7 +158,9 @@ TEST(Timeouts, AHangReducesWithBudgetsRelativeToTheOriginalsWork) {
   EXPECT_EQ(r.reduced_failure.kind, VerdictKind::Timeout);
   EXPECT_EQ(r.reduced.program.num_calls(), 1u) << "the exp alone";
   EXPECT_EQ(r.reduced_failure.tries.size(), 2u);
-  EXPECT_LE(r.reduced_failure.tries.front().cpu_budget, 2 * kMinRelativeBudget) << "a relative budget, not 30 s";
+  // Ten times the original's measured work: well under a second here, a few seconds on a slow
+  // host; the user's 30 s only if the budgets were not relative.
+  EXPECT_LT(r.reduced_failure.tries.front().cpu_budget, o.limits.cpu_seconds / 4) << "a relative budget, not 30 s";
 }
 
 TEST(Timeouts, AReductionStopsAtItsTimeLimitWithItsResultsWritten) {
@@ -180,7 +182,7 @@ TEST(Timeouts, AReductionStopsAtItsTimeLimitWithItsResultsWritten) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("difftest_time_limit.{}", ::getpid());
   fs::remove_all(dir);
   fuzz::ReduceOptions ro;
-  ro.time_limit = 2;  // far less than bisection of O3 needs
+  ro.time_limit = 0.01;  // less than any host needs for one O3 compile
   const auto t0 = std::chrono::steady_clock::now();
   const ReductionReport r = reduce_failure(p, *failing, o, ro, dir.string());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
