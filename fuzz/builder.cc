@@ -12,8 +12,6 @@ namespace difftest::fuzz {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 bool takes_positive_first(const std::string& op) { return op == "log" || op == "sqrt" || op == "rsqrt" || op == "pow"; }
 bool takes_divisor_second(const std::string& op) {
   return op == "div" || op == "floor_divide" || op == "floor_mod";

@@ -10,8 +10,6 @@ namespace difftest::fuzz {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 Magnitude bounded(double abs) { return Magnitude{abs, 0, false}; }
 
 double max_abs(const std::vector<Magnitude>& ms) {

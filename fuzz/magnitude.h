@@ -13,8 +13,10 @@
 
 namespace difftest::fuzz {
 
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
 struct Magnitude {
-  double abs = std::numeric_limits<double>::infinity();  // every element has |x| <= abs
+  double abs = kInf;     // every element has |x| <= abs
   double min_abs = 0;    // every element has |x| >= min_abs (a safe divisor when > 0)
   bool nonneg = false;   // every element is >= 0 (with min_abs > 0: a safe operand of log)
 };

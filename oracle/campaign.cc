@@ -24,6 +24,8 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
+#include "oracle/clock.h"
+#include "oracle/isolate.h"
 #include "oracle/output_paths.h"
 #include "oracle/reproducer.h"
 
@@ -44,10 +46,6 @@ uint64_t parse_u64(const std::string& text, const std::string& flag, const std::
     throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' has a number larger than 2^64-1", flag, whole));
   }
   return v;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // ------------------------------------------------------------------------------ the worker
@@ -112,17 +110,6 @@ nlohmann::json check_seed(uint64_t seed, const CampaignOptions& o) {
     rec["message"] = e.what();
   }
   return rec;
-}
-
-bool write_all(int fd, const std::string& s) {
-  size_t at = 0;
-  while (at < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + at, s.size() - at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += static_cast<size_t>(n);
-  }
-  return true;
 }
 
 // Reads seeds, one per line, from `in` until EOF; writes one record per line to `out`.

@@ -31,6 +31,27 @@ nlohmann::json CampaignReduction::to_json() const {
 
 namespace {
 
+// A resumed campaign keeps what its earlier run recorded of a reduction (reductions.json is
+// rewritten whole), read back from the reduction's verdict.json.
+CampaignReduction with_earlier_reduction(CampaignReduction r, const std::string& verdict_file) {
+  try {
+    const nlohmann::json j = read_json_file(verdict_file);
+    const nlohmann::json& reduction = j.at("reduction");
+    CampaignReduction earlier = r;
+    earlier.culprit = j.at("culprit").at("pass").get<std::string>();
+    earlier.ops_before = reduction.at("ops_before").get<size_t>();
+    earlier.ops_after = reduction.at("ops_after").get<size_t>();
+    earlier.oracle_calls = reduction.at("oracle_calls").get<int>();
+    earlier.seconds = reduction.at("seconds").get<double>();
+    earlier.timed_out = reduction.at("timed_out").get<bool>();
+    earlier.reduced = true;
+    return earlier;
+  } catch (const std::exception& e) {
+    r.note += fmt::format(" (its record is unreadable: {})", e.what());
+    return r;
+  }
+}
+
 CampaignReduction reduce_one(const FailureClass& f, const CheckOptions& check, const fuzz::ReduceOptions& ro,
                              const std::function<void(const ReduceProgress&)>& on_progress) {
   CampaignReduction r;
@@ -47,7 +68,7 @@ CampaignReduction reduce_one(const FailureClass& f, const CheckOptions& check, c
   if (fs::exists(out / "verdict.json")) {
     r.dir = out.string();
     r.note = "reduced by an earlier run of this campaign";
-    return r;
+    return with_earlier_reduction(r, (out / "verdict.json").string());
   }
   try {
     const Program p = parse_program_file((fs::path(f.saved_in) / "program.ir").string());

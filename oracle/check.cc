@@ -13,6 +13,7 @@
 #include "compiler/passes/specialize_shapes.h"
 #include "compiler/pipeline/compile.h"
 #include "fuzz/rng.h"
+#include "oracle/clock.h"
 #include "oracle/strategies.h"
 #include "oracle/wire.h"
 #include "reference/inputs.h"
@@ -29,10 +30,6 @@ struct Case {
   std::map<std::string, Tensor> inputs;
   tolerance::BoundedProgram bounds;
 };
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // The child's work: compile once, run every case; returns per case the outputs and timings.
 // Stages are "compile <pass>", "compile codegen", then "run <binding>".

@@ -10,6 +10,7 @@
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/tensor/npy.h"
+#include "oracle/clock.h"
 #include "oracle/corpus.h"
 #include "oracle/json_file.h"
 #include "reference/summary.h"
@@ -24,10 +25,6 @@ constexpr int kBaselineVersion = 1;
 
 // The CPU budget of a corpus entry's run with its faults on when it expects a timeout.
 constexpr double kExpectedHangSeconds = 1;
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // The distinct signatures of a verdict's failing variants, in variant order.
 std::vector<std::string> failure_signatures(const Verdict& v) {

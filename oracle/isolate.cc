@@ -29,16 +29,6 @@ constexpr bool kAddressSanitizer = true;
 constexpr bool kAddressSanitizer = false;
 #endif
 
-void write_all(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    off += static_cast<size_t>(n);
-  }
-}
-
 size_t current_address_space() {
   size_t pages = 0;
   if (FILE* f = std::fopen("/proc/self/statm", "r")) {
@@ -76,7 +66,7 @@ size_t current_address_space() {
   } catch (...) {
     report = "REunknown exception";
   }
-  write_all(fd, report);
+  (void)write_all(fd, report);  // a parent that is gone reads nothing either way
   ::close(fd);
   ::_exit(0);  // no atexit handlers or static destructors of the parent's state
 }
@@ -119,12 +109,23 @@ double seconds_left(const Deadline& d) {
 
 bool passed(const Deadline& d) { return d && std::chrono::steady_clock::now() >= *d; }
 
+bool write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    off += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 void Progress::stage(const std::string& name) {
   const auto n = static_cast<uint32_t>(name.size());
   std::string frame = "P";
   frame.append(reinterpret_cast<const char*>(&n), sizeof n);
   frame += name;
-  write_all(fd_, frame);
+  (void)write_all(fd_, frame);  // a parent that is gone reads nothing either way
 }
 
 const char* status_name(ChildOutcome::Status s) {

@@ -26,6 +26,10 @@ Deadline deadline_in(double seconds);
 double seconds_left(const Deadline& d);
 bool passed(const Deadline& d);
 
+// Writes all of `s` to `fd`, retrying interrupted and short writes; false when the write fails
+// (the reader is gone, the disk is full).
+bool write_all(int fd, const std::string& s);
+
 struct IsolationLimits {
   double cpu_seconds = 10;                // CPU time the child may use (per stage when `timeout_per_stage`)
   size_t memory_bytes = size_t{4} << 30;  // address space the child may add to the parent's (not under ASan)

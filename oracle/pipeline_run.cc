@@ -3,16 +3,9 @@
 #include <chrono>
 
 #include "compiler/pipeline/compile.h"
+#include "oracle/clock.h"
 
 namespace difftest::oracle {
-
-namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
 
 PipelineRun run_pipeline(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& env,
                          const std::map<std::string, Tensor>& inputs, const tolerance::BoundedProgram& bounds,

@@ -34,4 +34,10 @@ for f in repro.ir verdict.json report.md repro_tvmscript.py; do [ -f "$dir/$f" ]
 
 "$difftest" fuzz "${flags[@]}" --resume > "$tmp/out" 2>&1
 grep -q "reduced by an earlier run" "$tmp/out" || fail "a resumed campaign reduced a failure again"
+python3 - "$tmp/c/reductions.json" <<'PY' || fail "the resumed campaign's reductions.json lost the earlier record"
+import json, sys
+for e in json.load(open(sys.argv[1])):
+    assert e["reduced"] and e["culprit"] == "LegalizeOps" and e["ops_after"] >= 1, e
+    assert e["note"] == "reduced by an earlier run of this campaign", e
+PY
 echo "ok: fuzz --reduce"

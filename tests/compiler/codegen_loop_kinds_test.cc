@@ -1,10 +1,9 @@
 // Codegen of parallel, vectorized and unrolled loops (a separate file from codegen_test.cc to
 // keep both under 600 lines). Expected values come from plain C++ arithmetic or from the same
 // kernel with serial loops, never from the loop kind under test alone.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
-
-#include <fmt/format.h>
 
 #include <cstring>
 #include <random>
@@ -14,27 +13,19 @@
 #include "compiler/codegen/jit.h"
 #include "compiler/ir/sym_prove.h"
 #include "compiler/ir/sym_simplify.h"
+#include "compiler/loop/parser.h"
 #include "compiler/loop/visitor.h"
 #include "compiler/passes/loop_simplify.h"
-#include "compiler/loop/parser.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/tensor/float_format.h"
 #include "compiler/tensor/tensor.h"
 #include "fuzz/generator.h"
+#include "tests/support/jit_util.h"
 #include "tests/support/pass_testing.h"
 #include "tests/support/rc_choices.h"
 
 namespace difftest::codegen {
 namespace {
-
-void run(const std::string& text, const std::string& func, const std::vector<Tensor*>& buffers,
-         std::vector<int64_t> dims, int level) {
-  const loop::Module m = loop::parse_module(text, func + ".loop");
-  const JitModule jit(m, JitOptions{level});
-  std::vector<void*> pointers;
-  for (Tensor* t : buffers) pointers.push_back(t->data());
-  jit.kernel(func)(pointers.data(), dims.data());
-}
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
@@ -62,7 +53,7 @@ TEST(CodegenLoopKinds, ParallelLoopMatchesSerialArithmeticForEverySize) {
         for (int64_t i = 0; i < n; ++i) xs[static_cast<size_t>(i)] = 5 * i - 17;
         Tensor x = Tensor::from_ints(DType::i64, {n}, xs);
         Tensor y = Tensor::from_ints(DType::i64, {n + 1}, std::vector<int64_t>(static_cast<size_t>(n + 1), -99));
-        run(replace_all(kAffine, "KIND", kind), "affine", {&x, &y}, {n}, level);
+        testing::run_kernel(replace_all(kAffine, "KIND", kind), "affine", {&x, &y}, {n}, level);
         for (int64_t i = 0; i < n; ++i) ASSERT_EQ(y.get_int(i), (5 * i - 17) * 3 + i * i) << "at " << i;
         EXPECT_EQ(y.get_int(n), -99) << "wrote past the loop's end";
       }
@@ -84,7 +75,7 @@ TEST(CodegenLoopKinds, NestedParallelLoopsRunEveryIterationOnce) {
   for (int level : {0, 2}) {
     for (auto [m, n] : {std::pair<int64_t, int64_t>{0, 5}, {3, 0}, {1, 1}, {13, 37}, {64, 3}}) {
       Tensor y = Tensor::from_ints(DType::i64, {m, n}, std::vector<int64_t>(static_cast<size_t>(m * n), 1));
-      run(text, "nest", {&y}, {m, n}, level);
+      testing::run_kernel(text, "nest", {&y}, {m, n}, level);
       for (int64_t i = 0; i < m; ++i) {
         for (int64_t j = 0; j < n; ++j) ASSERT_EQ(y.get_int(i * n + j), 1 + i * 1000 + j) << i << ", " << j;
       }
@@ -113,7 +104,7 @@ TEST(CodegenLoopKinds, ParallelLoopUsesEnclosingLoopVariablesAndScratch) {
   for (int64_t k = 0; k < m * n; ++k) xs.push_back(static_cast<double>(k % 97) * 0.25);
   for (int level : {0, 3}) {
     Tensor x = Tensor::from_doubles(DType::f32, {m, n}, xs), y(DType::f32, {m, n});
-    run(text, "outer", {&x, &y}, {m, n}, level);
+    testing::run_kernel(text, "outer", {&x, &y}, {m, n}, level);
     for (int64_t k = 0; k < m * n; ++k) ASSERT_EQ(y.get(k), xs[static_cast<size_t>(k)] * 2 + static_cast<double>(k / n)) << k;
   }
 }
@@ -144,8 +135,8 @@ TEST(CodegenLoopKinds, VectorizedNarrowFloatLoopsAreBitwiseEqualToSerial) {
       SCOPED_TRACE(fmt::format("{} level {}", dtype_name(t), level));
       Tensor x = tensor(bits[0]), y = tensor(bits[1]), z = tensor(bits[2]);
       Tensor a_serial(t, {n}), b_serial(t, {n}), a_vec(t, {n}), b_vec(t, {n});
-      run(replace_all(text, "KIND", "serial"), "chain", {&x, &y, &z, &a_serial, &b_serial}, {n}, level);
-      run(replace_all(text, "KIND", "vectorized"), "chain", {&x, &y, &z, &a_vec, &b_vec}, {n}, level);
+      testing::run_kernel(replace_all(text, "KIND", "serial"), "chain", {&x, &y, &z, &a_serial, &b_serial}, {n}, level);
+      testing::run_kernel(replace_all(text, "KIND", "vectorized"), "chain", {&x, &y, &z, &a_vec, &b_vec}, {n}, level);
       EXPECT_TRUE(a_vec.same_bytes(a_serial));
       EXPECT_TRUE(b_vec.same_bytes(b_serial));
       // And the serial result is the per-operation rounding, checked on a few elements.
@@ -190,7 +181,7 @@ TEST(CodegenLoopKinds, LoopHintsAreEmittedForVectorizedAndUnrolledLoops) {
     std::vector<double> xs;
     for (int i = 0; i < 80; ++i) xs.push_back(i * 0.5);
     Tensor x = Tensor::from_doubles(DType::f32, {80}, xs), y(DType::f32, {80});
-    run(text, "hints", {&x, &y}, {}, level);
+    testing::run_kernel(text, "hints", {&x, &y}, {}, level);
     double sum = 4;  // Y[0] after the first three loops: (0 * 0.5 + 1) * 4, then + X[i] in order
     for (int i = 0; i < 16; ++i) sum += i * 0.5;
     EXPECT_EQ(y.get(0), sum);

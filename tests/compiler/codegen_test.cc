@@ -6,22 +6,23 @@
 // Expected values come from float_format.h, checked.h and plain C++ arithmetic on doubles,
 // never from the code under test. Numeric tests run at LLVM levels 0 and 2, since the
 // optimizer must not change any result.
-#include <gtest/gtest.h>
+#include "compiler/codegen/codegen.h"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
 
-#include "compiler/codegen/codegen.h"
 #include "compiler/codegen/jit.h"
 #include "compiler/ir/checked.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/loop/parser.h"
 #include "compiler/tensor/float_format.h"
 #include "compiler/tensor/tensor.h"
+#include "tests/support/jit_util.h"
 
 namespace difftest::codegen {
 namespace {
@@ -29,16 +30,6 @@ namespace {
 constexpr int kLevels[] = {0, 2};
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Compiles a module text and runs one of its kernels on tensors given in param order.
-void run(const std::string& text, const std::string& func, const std::vector<Tensor*>& buffers,
-         std::vector<int64_t> dims, int level) {
-  const loop::Module m = loop::parse_module(text, func + ".loop");
-  const JitModule jit(m, JitOptions{level});
-  std::vector<void*> pointers;
-  for (Tensor* t : buffers) pointers.push_back(t->data());
-  jit.kernel(func)(pointers.data(), dims.data());
-}
 
 // Same value, or both NaN; signed zeros differ.
 bool same_value(double a, double b) {
@@ -125,7 +116,7 @@ void check_narrow_float_ops(DType t, int level) {
   std::vector<Tensor> out(10, Tensor(t, {n}));
   std::vector<Tensor*> buffers = {&x, &y, &z};
   for (auto& r : out) buffers.push_back(&r);
-  run(fmt::format(kNarrowOps, dtype_name(t)), "ops", buffers, {n}, level);
+  testing::run_kernel(fmt::format(kNarrowOps, dtype_name(t)), "ops", buffers, {n}, level);
 
   auto r = [t](double v) { return round_to_float_dtype(v, t); };
   const char* names[] = {"+", "-", "*", "/", "(x + y) + z", "x * y + z", "sqrt", "round etc", "min", "max"};
@@ -167,13 +158,15 @@ TEST(Codegen, WideFloatMinMaxPropagateNaN) {
       const auto n = static_cast<int64_t>(xs.size());
       Tensor x = Tensor::from_doubles(t, {n}, xs), y = Tensor::from_doubles(t, {n}, ys);
       Tensor lo(t, {n}), hi(t, {n});
-      run(fmt::format(R"(func @mm(X: {0}[n], Y: {0}[n], Lo: {0}[n], Hi: {0}[n]) dims(n) {{
+      testing::run_kernel(fmt::format(R"(func @mm(X: {0}[n], Y: {0}[n], Lo: {0}[n], Hi: {0}[n]) dims(n) {{
   for (i, 0, n) serial {{
     Lo[i] = min(X[i], Y[i])
     Hi[i] = max(X[i], Y[i])
   }}
 }}
-)", dtype_name(t)), "mm", {&x, &y, &lo, &hi}, {n}, level);
+)",
+                                      dtype_name(t)),
+                          "mm", {&x, &y, &lo, &hi}, {n}, level);
       for (int64_t i = 0; i < n; ++i) {
         EXPECT_TRUE(same_value(lo.get(i), nan_min(xs[i], ys[i]))) << "min(" << xs[i] << ", " << ys[i] << ") = " << lo.get(i);
         EXPECT_TRUE(same_value(hi.get(i), nan_max(xs[i], ys[i]))) << "max(" << xs[i] << ", " << ys[i] << ") = " << hi.get(i);
@@ -195,7 +188,8 @@ constexpr const char* kCast = R"(func @cast(X: {0}[n], Y: {1}[n]) dims(n) {{
 Tensor cast_all(const Tensor& x, DType to, int level) {
   Tensor in = x;
   Tensor out(to, {x.numel()});
-  run(fmt::format(kCast, dtype_name(x.dtype()), dtype_name(to)), "cast", {&in, &out}, {x.numel()}, level);
+  testing::run_kernel(fmt::format(kCast, dtype_name(x.dtype()), dtype_name(to)), "cast", {&in, &out}, {x.numel()},
+                      level);
   return out;
 }
 
@@ -399,7 +393,7 @@ TEST(Codegen, IntegerFloorDivisionModuloAndMinMax) {
     for (int level : kLevels) {
       Tensor a = Tensor::from_ints(t, {n}, as), b = Tensor::from_ints(t, {n}, bs);
       Tensor q(t, {n}), r(t, {n}), mn(t, {n}), mx(t, {n});
-      run(fmt::format(kIntOps, dtype_name(t)), "iops", {&a, &b, &q, &r, &mn, &mx}, {n}, level);
+      testing::run_kernel(fmt::format(kIntOps, dtype_name(t)), "iops", {&a, &b, &q, &r, &mn, &mx}, {n}, level);
       for (int64_t i = 0; i < n; ++i) {
         const std::string what = fmt::format("{} {} and {} (level {})", dtype_name(t), as[i], bs[i], level);
         EXPECT_EQ(q.get_int(i), want_floordiv(as[i], bs[i], t)) << "// of " << what;
@@ -415,14 +409,15 @@ TEST(Codegen, IntegerArithmeticWraps) {
   const std::vector<int64_t> as = {INT64_MAX, INT64_MIN, 3, -5}, bs = {1, -1, INT64_MAX, INT64_MIN};
   Tensor a = Tensor::from_ints(DType::i64, {4}, as), b = Tensor::from_ints(DType::i64, {4}, bs);
   Tensor sum(DType::i64, {4}), prod(DType::i64, {4}), narrow(DType::i8, {4});
-  run(R"(func @wrap(A: i64[n], B: i64[n], S: i64[n], P: i64[n], N: i8[n]) dims(n) {
+  testing::run_kernel(R"(func @wrap(A: i64[n], B: i64[n], S: i64[n], P: i64[n], N: i8[n]) dims(n) {
   for (i, 0, n) serial {
     S[i] = (A[i] + B[i])
     P[i] = (A[i] * B[i])
     N[i] = (cast<i8>(A[i]) * 100:i8)
   }
 }
-)", "wrap", {&a, &b, &sum, &prod, &narrow}, {4}, 0);
+)",
+                      "wrap", {&a, &b, &sum, &prod, &narrow}, {4}, 0);
   for (size_t i = 0; i < as.size(); ++i) {
     const auto ua = static_cast<uint64_t>(as[i]), ub = static_cast<uint64_t>(bs[i]);
     EXPECT_EQ(sum.get_int(static_cast<int64_t>(i)), static_cast<int64_t>(ua + ub));
@@ -471,7 +466,7 @@ TEST(Codegen, LocalAndGlobalAllocations) {
     Tensor sum(DType::f32, {1}), rev(DType::f32, {n}), count(DType::i64, {1});
     // 200000 iterations of a 4 KiB local allocation: only works if the allocation is not
     // repeated on the stack per iteration.
-    run(text, "allocs", {&x, &sum, &rev, &count}, {n}, level);
+    testing::run_kernel(text, "allocs", {&x, &sum, &rev, &count}, {n}, level);
     float want = 0;
     for (int64_t i = 0; i < n; ++i) want += static_cast<float>(x.get(i));
     EXPECT_EQ(sum.get(0), static_cast<double>(want));

@@ -3,6 +3,8 @@
 // gives a UserError whose message names the param, axis and dim — never a crash or a run on
 // inconsistent shapes. Plus the positive paths: a consistent binding runs, and a dim no input
 // determines can be given explicitly.
+#include "compiler/runtime/executor.h"
+
 #include <gtest/gtest.h>
 
 #include <initializer_list>
@@ -11,7 +13,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/pipeline/compile.h"
-#include "compiler/runtime/executor.h"
+#include "tests/support/ir_util.h"
 
 namespace difftest {
 namespace {
@@ -30,14 +32,9 @@ const char* kProgram = R"(program @bind(n: 2..32, m: 1..8) {
 }
 )";
 
-Program program(const char* text) {
-  Program p = parse_program(text, "bind.ir");
-  verify(p);
-  return p;
-}
-
 const runtime::Executable& executable() {
-  static const runtime::Executable exe = pipeline::compile(program(kProgram), pipeline::find_pipeline("O0"));
+  static const runtime::Executable exe =
+      pipeline::compile(testing::verified_program(kProgram, "bind.ir"), pipeline::find_pipeline("O0"));
   return exe;
 }
 
@@ -157,7 +154,8 @@ const char* kGivenOnly = R"(program @given(n: 1..16, k: 1..37) {
 )";
 
 TEST(Executor, DimDeterminedOnlyByGivenWorks) {
-  const runtime::Executable exe = pipeline::compile(program(kGivenOnly), pipeline::find_pipeline("O0"));
+  const runtime::Executable exe =
+      pipeline::compile(testing::verified_program(kGivenOnly, "bind.ir"), pipeline::find_pipeline("O0"));
   const std::map<std::string, Tensor> in = {{"z", ramp(DType::f32, {8})}};
   sym::Env dims;
   const std::vector<Tensor> out = exe.run(in, {{"n", 4}, {"k", 13}}, &dims);

@@ -12,11 +12,12 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/loop/printer.h"
-#include "compiler/pipeline/pass_manager.h"
 #include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/pass_manager.h"
 #include "oracle/check.h"
 #include "reference/inputs.h"
 #include "tests/compiler/fault_cases.h"
+#include "tests/support/ir_util.h"
 
 namespace difftest {
 namespace {
@@ -27,12 +28,6 @@ std::vector<std::string> fault_names() {
   std::vector<std::string> names;
   for (const auto& f : faults::all_faults()) names.push_back(f.name);
   return names;
-}
-
-Program program(const char* text) {
-  Program p = parse_program(text, "faults.ir");
-  verify(p);
-  return p;
 }
 
 // Every op a current fault touches: elementwise binary arithmetic (add, mul), an elementwise
@@ -145,7 +140,7 @@ Compiled compile_and_run(const Program& p) {
 
 TEST(Faults, NothingLeaksOnceDisabled) {
   faults::disable_all();
-  const Program p = program(kEveryAffectedOp);
+  const Program p = testing::verified_program(kEveryAffectedOp, "faults.ir");
   const Compiled before = compile_and_run(p);
   {
     // Lower and generate code with the faults that can run in process on, so that anything a
@@ -178,7 +173,7 @@ oracle::Verdict check(const char* text, const std::string& pipeline = "O0", int6
   options.bindings = {{{"n", n}}};
   options.specialize = false;  // one variant: the pipeline under one binding
   options.limits.cpu_seconds = timeout;
-  return oracle::check_program(program(text), options);
+  return oracle::check_program(testing::verified_program(text, "faults.ir"), options);
 }
 
 class FaultVerdict : public ::testing::TestWithParam<FaultCase> {};
@@ -241,7 +236,7 @@ TEST(Faults, PipelineWithoutTheFaultsPassIsOk) {
     options.bindings = {{{"n", 3}}};
     options.specialize = false;
     ScopedFaults on{f.name};
-    const oracle::Verdict v = oracle::check_program(program(c.affected), options);
+    const oracle::Verdict v = oracle::check_program(testing::verified_program(c.affected, "faults.ir"), options);
     EXPECT_EQ(verdict_kind_name(v.overall()), std::string("ok")) << f.name << ": " << failure(v);
     ++checked;
   }
@@ -271,7 +266,7 @@ TEST(Faults, ReductionTailOnlyBreaksWhenLanesDoNotDivideK) {
     options.pipelines = {"O3"};
     options.bindings = {{{"k", k}}};
     options.specialize = false;
-    return oracle::check_program(program(text), options);
+    return oracle::check_program(testing::verified_program(text, "faults.ir"), options);
   };
   for (int64_t k : {16, 32, 48}) {
     const oracle::Verdict v = at(k);

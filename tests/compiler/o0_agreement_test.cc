@@ -17,6 +17,7 @@
 #include "compiler/pipeline/compile.h"
 #include "reference/inputs.h"
 #include "reference/summary.h"
+#include "tests/support/file_util.h"
 #include "tolerance/bounds.h"
 #include "tolerance/compare.h"
 
@@ -55,18 +56,11 @@ std::vector<sym::Env> bindings_of(const Program& p, const std::string& text) {
   return out;
 }
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 class O0Agreement : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(O0Agreement, CompiledOutputsAreWithinTheirBounds) {
   const fs::path path = kCases / GetParam();
-  const std::string text = read(path);
+  const std::string text = testing::read_text(path);
   const Program p = parse_program(text, path.string());
   verify(p);
   const runtime::Executable exe = pipeline::compile(p, pipeline::find_pipeline("O0"));
@@ -101,7 +95,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, O0Agreement, ::testing::ValuesIn(case_files()),
 TEST(O0Coverage, EveryRegisteredOpHasACase) {
   std::set<std::string> covered;
   for (const auto& f : case_files()) {
-    const Program p = parse_program(read(kCases / f), f);
+    const Program p = parse_program(testing::read_text(kCases / f), f);
     for (const auto& b : p.bindings()) {
       if (b.is_call()) covered.insert(b.op().name);
     }

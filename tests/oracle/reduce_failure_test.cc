@@ -2,12 +2,13 @@
 // reduced program is small, still fails the same way and passes without the fault; a
 // reduction never slips to another failure kind. The expected culprits are the passes the
 // faults live in (compiler/faults/faults.cc), not anything the reducer computed.
-#include <gtest/gtest.h>
+#include "oracle/reduce_failure.h"
 
-#include <nlohmann/json.hpp>
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "compiler/faults/faults.h"
 #include "compiler/ir/parser.h"
@@ -15,7 +16,7 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
 #include "fuzz/generator.h"
-#include "oracle/reduce_failure.h"
+#include "tests/support/file_util.h"
 
 namespace difftest::oracle {
 namespace {
@@ -33,11 +34,6 @@ CheckOptions options_for(const std::string& pipeline) {
   // turns a compile into a timeout and the reduction into another failure.
   o.limits.cpu_seconds = 60;
   return o;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 struct FaultCase {
@@ -74,13 +70,13 @@ TEST_P(ReduceFault, ReducesToAFewOpsBlamingTheFaultyPass) {
   for (const char* f : {"repro.ir", "verdict.json", "report.md", "repro_tvmscript.py"}) {
     EXPECT_TRUE(fs::exists(dir / f)) << f;
   }
-  const Program saved = parse_program(read(dir / "repro.ir"), "repro.ir");
+  const Program saved = parse_program(testing::read_text(dir / "repro.ir"), "repro.ir");
   EXPECT_EQ(print(saved), print(r.reduced.program));
-  const auto verdict = nlohmann::json::parse(read(dir / "verdict.json"));
+  const auto verdict = nlohmann::json::parse(testing::read_text(dir / "verdict.json"));
   EXPECT_EQ(verdict["culprit"]["pass"], c.culprit);
   EXPECT_EQ(verdict["faults"], nlohmann::json::array({c.fault}));
   EXPECT_EQ(verdict["reproduces"], true);
-  EXPECT_NE(read(dir / "report.md").find(c.culprit), std::string::npos);
+  EXPECT_NE(testing::read_text(dir / "report.md").find(c.culprit), std::string::npos);
   fs::remove_all(dir);
 }
 

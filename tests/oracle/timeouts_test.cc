@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kExp = R"(program @exp() {
+const char* kStaticExp = R"(program @exp() {
   %x: f32[4, 8] = param
   %y: f32[4, 8] = exp(%x)
   return %y
@@ -48,7 +48,7 @@ CheckOptions one_pipeline(const std::string& name, double cpu_seconds) {
 
 TEST(Timeouts, AHangIsATimeoutOnlyAfterARerunWithFourTimesTheBudget) {
   const faults::ScopedFaults on({"codegen-stuck-loop"});
-  const Verdict v = check_program(parse_program(kExp, "exp.ir"), one_pipeline("O0", 0.5));
+  const Verdict v = check_program(parse_program(kStaticExp, "exp.ir"), one_pipeline("O0", 0.5));
   ASSERT_EQ(v.variants.size(), 1u);
   const VariantVerdict& t = v.variants.front();
   EXPECT_EQ(t.kind, VerdictKind::Timeout) << t.message;
@@ -88,7 +88,7 @@ TEST(Timeouts, WithoutConfirmationTheFirstTryIsTheVerdict) {
   const faults::ScopedFaults on({"codegen-stuck-loop"});
   CheckOptions o = one_pipeline("O0", 0.3);
   o.confirm_timeouts = false;
-  const VariantVerdict t = check_program(parse_program(kExp, "exp.ir"), o).variants.front();
+  const VariantVerdict t = check_program(parse_program(kStaticExp, "exp.ir"), o).variants.front();
   EXPECT_EQ(t.kind, VerdictKind::Timeout);
   EXPECT_EQ(t.tries.size(), 1u);
   EXPECT_NE(t.message.find("not rerun"), std::string::npos) << t.message;
@@ -98,7 +98,7 @@ TEST(Timeouts, OnceAProgramsHangIsConfirmedItsOtherTimeoutsAreNotRerun) {
   const faults::ScopedFaults on({"codegen-stuck-loop"});
   CheckOptions o = one_pipeline("O0", 0.3);
   o.pipelines = {"O0", "O1"};
-  const Verdict v = check_program(parse_program(kExp, "exp.ir"), o);
+  const Verdict v = check_program(parse_program(kStaticExp, "exp.ir"), o);
   ASSERT_EQ(v.variants.size(), 2u);
   EXPECT_EQ(v.variants[0].kind, VerdictKind::Timeout);
   EXPECT_EQ(v.variants[0].tries.size(), 2u) << "the first is confirmed";
@@ -111,10 +111,11 @@ TEST(Timeouts, TheCallersDeadlineCancelsACheckInsteadOfFailingIt) {
   CheckOptions o = one_pipeline("O0", 60);
   o.pipelines = {"O0", "O1"};
   o.limits.deadline = deadline_in(0.5);
-  const Verdict v = check_program(parse_program(kExp, "exp.ir"), o);
+  const Verdict v = check_program(parse_program(kStaticExp, "exp.ir"), o);
   EXPECT_TRUE(v.cancelled);
   EXPECT_TRUE(v.variants.empty()) << "a cancelled compile is no verdict";
-  EXPECT_THROW(check_pipeline(parse_program(kExp, "exp.ir"), pipeline::find_pipeline("O0"), {}, o), DeadlineReached);
+  EXPECT_THROW(check_pipeline(parse_program(kStaticExp, "exp.ir"), pipeline::find_pipeline("O0"), {}, o),
+               DeadlineReached);
 }
 
 TEST(Timeouts, BudgetsRelativeToMeasuredWorkStayWithinTheUsersBudget) {

@@ -18,6 +18,7 @@
 #include "compiler/ir/printer.h"
 #include "oracle/campaign.h"
 #include "oracle/reduce_failure.h"
+#include "tests/support/file_util.h"
 
 namespace difftest::oracle {
 namespace {
@@ -51,11 +52,6 @@ CheckOptions quiet() {
   o.random_bindings = 0;
   o.limits.cpu_seconds = 30;
   return o;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 TEST(Variant, NamesAndRecordsRoundTrip) {
@@ -136,11 +132,12 @@ TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
   EXPECT_TRUE(r.passes_without_faults);
   EXPECT_EQ(r.reduced.program.num_calls(), 1u) << print(r.reduced.program);
   EXPECT_TRUE(r.reduced_failure.specialized);
-  const Program written = parse_program(read(dir / "repro.ir"), "repro.ir");
+  const Program written = parse_program(testing::read_text(dir / "repro.ir"), "repro.ir");
   for (const auto& d : written.dims()) EXPECT_EQ(d.range.lo, d.range.hi) << "dims fixed to the failing binding";
-  EXPECT_NE(read(dir / "report.md").find("shape-specialized"), std::string::npos);
+  EXPECT_NE(testing::read_text(dir / "report.md").find("shape-specialized"), std::string::npos);
   // The written verdict records the variant, so `difftest reduce` on repro.ir finds it again.
-  const auto again = recorded_failing_run(p, nlohmann::json::parse(read(dir / "verdict.json")), "verdict.json");
+  const auto again =
+      recorded_failing_run(p, nlohmann::json::parse(testing::read_text(dir / "verdict.json")), "verdict.json");
   ASSERT_TRUE(again);
   EXPECT_TRUE(again->variant.specialized);
   fs::remove_all(dir);

@@ -8,7 +8,7 @@ namespace {
 
 using reference::Mode;
 
-const std::string kA = "  %a: f32[2, 3] = const [[1, 2, 3], [4, 5, 6]]\n";
+using testing::kA;
 
 TEST(GoldenReduction, AxesKeepdimsAndAll) {
   EXPECT_GOLDEN({kA + "  %r: f32[] = sum(%a)", {}, {21}});

@@ -8,7 +8,7 @@ namespace {
 
 using testing::tensor;
 
-const std::string kA = "  %a: f32[2, 3] = const [[1, 2, 3], [4, 5, 6]]\n";
+using testing::kA;
 const std::string kV = "  %v: i32[6] = const [0, 1, 2, 3, 4, 5]\n";
 
 TEST(GoldenShape, ReshapeWithSymbolicDims) {

@@ -10,6 +10,9 @@
 
 namespace difftest::testing {
 
+// %a, the 2x3 matrix [[1, 2, 3], [4, 5, 6]]: the first binding of many goldens.
+inline const std::string kA = "  %a: f32[2, 3] = const [[1, 2, 3], [4, 5, 6]]\n";
+
 struct Golden {
   std::string body;                  // bindings; the last one is checked
   std::vector<int64_t> shape;

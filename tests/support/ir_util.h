@@ -8,9 +8,17 @@
 
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/parser.h"
+#include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
 
 namespace difftest::testing {
+
+// A whole program text, parsed and verified.
+inline Program verified_program(const std::string& text, const std::string& file) {
+  Program p = parse_program(text, file);
+  verify(p);
+  return p;
+}
 
 // Wraps `body` (bindings, one per line, without `return`) into a program with the given dim
 // header and returns the program; the last binding's results are returned.

@@ -92,10 +92,10 @@ Lowering fold_lowering(std::function<Fold(const LowerContext&)> make_fold) {
 }
 
 // Floats: the declared accumulator; integers: their own (wrapping) dtype.
-DType accumulator(const LowerContext& c) { return c.acc(c.in_dtype(0)); }
+DType reduction_accumulator(const LowerContext& c) { return c.acc(c.in_dtype(0)); }
 
 Fold sum_fold(const LowerContext& c) {
-  const DType a = accumulator(c);
+  const DType a = reduction_accumulator(c);
   return {a, loop::imm(0, a), [](const Expr& acc, const Expr& x) { return acc + x; }};
 }
 
@@ -113,7 +113,7 @@ Fold mean_fold(const LowerContext& c) {
 }
 
 Fold prod_fold(const LowerContext& c) {
-  const DType a = accumulator(c);
+  const DType a = reduction_accumulator(c);
   return {a, loop::imm(1, a), [](const Expr& acc, const Expr& x) { return acc * x; }};
 }
 

@@ -35,7 +35,7 @@ bool uses_any(const Expr& e, const std::vector<Expr>& vars) {
   return false;
 }
 
-std::optional<Stmt> rewrite(const Stmt& s) {
+std::optional<Stmt> rewrite_elementwise_nest(const Stmt& s) {
   std::vector<Expr> vars, extents;
   Stmt cur = s;
   while (cur.kind() == StmtKind::For && cur.node().for_kind == ForKind::Serial && cur.node().min.is_int_imm(0)) {
@@ -94,6 +94,6 @@ std::optional<Stmt> rewrite(const Stmt& s) {
 
 }  // namespace
 
-loop::Module schedule_elementwise(const loop::Module& m) { return apply_rule(m, rewrite); }
+loop::Module schedule_elementwise(const loop::Module& m) { return apply_rule(m, rewrite_elementwise_nest); }
 
 }  // namespace difftest::passes

@@ -39,7 +39,7 @@ int64_t weight_packing(const Expr& term, const std::string& j, const std::string
   return 1;
 }
 
-std::optional<Stmt> rewrite(const Stmt& s) {
+std::optional<Stmt> rewrite_gemv_nest(const Stmt& s) {
   const auto n = match_reduction(s);
   if (!n || n->spatial.empty()) return std::nullopt;
   for (size_t d = 0; d + 1 < n->spatial.size(); ++d) {
@@ -67,6 +67,6 @@ std::optional<Stmt> rewrite(const Stmt& s) {
 
 }  // namespace
 
-loop::Module schedule_gemv(const loop::Module& m) { return apply_rule(m, rewrite); }
+loop::Module schedule_gemv(const loop::Module& m) { return apply_rule(m, rewrite_gemv_nest); }
 
 }  // namespace difftest::passes

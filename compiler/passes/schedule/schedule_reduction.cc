@@ -39,7 +39,7 @@ class ShortenTail : public loop::Mutator {
   std::string var_;
 };
 
-std::optional<Stmt> rewrite(const Stmt& s) {
+std::optional<Stmt> rewrite_reduction_nest(const Stmt& s) {
   const auto n = match_reduction(s);
   if (!n) return std::nullopt;
   const auto fold = match_fold(*n);
@@ -61,6 +61,6 @@ std::optional<Stmt> rewrite(const Stmt& s) {
 
 }  // namespace
 
-loop::Module schedule_reduction(const loop::Module& m) { return apply_rule(m, rewrite); }
+loop::Module schedule_reduction(const loop::Module& m) { return apply_rule(m, rewrite_reduction_nest); }
 
 }  // namespace difftest::passes

@@ -1,0 +1,24 @@
+// Helpers for tests that compile loop IR with the JIT directly.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/jit.h"
+#include "compiler/loop/parser.h"
+#include "compiler/tensor/tensor.h"
+
+namespace difftest::testing {
+
+// Compiles a module text at LLVM -O`level` and runs its kernel `func` on `buffers`, given in
+// the kernel's parameter order, with dim values `dims`.
+inline void run_kernel(const std::string& text, const std::string& func, const std::vector<Tensor*>& buffers,
+                       std::vector<int64_t> dims, int level) {
+  const loop::Module m = loop::parse_module(text, func + ".loop");
+  const codegen::JitModule jit(m, codegen::JitOptions{level});
+  std::vector<void*> pointers;
+  for (Tensor* t : buffers) pointers.push_back(t->data());
+  jit.kernel(func)(pointers.data(), dims.data());
+}
+
+}  // namespace difftest::testing
