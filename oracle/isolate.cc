@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "compiler/ir/diagnostics.h"
+#include "oracle/clock.h"
 
 namespace difftest::oracle {
 
@@ -212,7 +213,7 @@ ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, con
   rusage usage{};
   while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.seconds = seconds_since(t0);
   out.cpu_seconds = seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime);
   out.stage_cpu_seconds = std::max(0.0, out.cpu_seconds - stage_cpu_start);
   if (cancelled) {

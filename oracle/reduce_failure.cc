@@ -13,6 +13,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/passes/specialize_shapes.h"
 #include "compiler/tensor/npy.h"
+#include "oracle/clock.h"
 #include "oracle/tvmscript.h"
 #include "reference/inputs.h"
 #include "reference/summary.h"
@@ -109,7 +110,7 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
                                fuzz::ReduceOptions reduce_options, const std::string& out_dir,
                                const std::function<void(const ReduceProgress&)>& on_progress) {
   const auto t0 = std::chrono::steady_clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  const auto elapsed = [&] { return seconds_since(t0); };
   ReductionReport r{p, failing, {}, {p, failing.binding, {}}, {}, false, faults::enabled_faults(), false, "", 0, 0};
   CheckOptions timed = options;
   timed.limits.deadline = deadline_in(reduce_options.time_limit);

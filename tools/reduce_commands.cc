@@ -8,6 +8,7 @@
 
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
+#include "oracle/clock.h"
 #include "oracle/json_file.h"
 #include "oracle/output_paths.h"
 #include "oracle/reduce_failure.h"
@@ -110,8 +111,7 @@ int run_reduce(ReduceFlags f) {
   difftest::fuzz::ReduceOptions ro;
   ro.jobs = f.jobs;
   if (f.time > 0) {
-    ro.time_limit =
-        std::max(1e-3, f.time - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    ro.time_limit = std::max(1e-3, f.time - difftest::oracle::seconds_since(t0));
   }
   ProgressLine progress;
   const oracle::ReductionReport r = oracle::reduce_failure(

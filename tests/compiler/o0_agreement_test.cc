@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -17,7 +16,6 @@
 #include "compiler/pipeline/compile.h"
 #include "reference/inputs.h"
 #include "reference/summary.h"
-#include "tests/support/file_util.h"
 #include "tolerance/bounds.h"
 #include "tolerance/compare.h"
 
@@ -60,7 +58,7 @@ class O0Agreement : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(O0Agreement, CompiledOutputsAreWithinTheirBounds) {
   const fs::path path = kCases / GetParam();
-  const std::string text = testing::read_text(path);
+  const std::string text = read_text_file(path.string());
   const Program p = parse_program(text, path.string());
   verify(p);
   const runtime::Executable exe = pipeline::compile(p, pipeline::find_pipeline("O0"));
@@ -95,7 +93,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, O0Agreement, ::testing::ValuesIn(case_files()),
 TEST(O0Coverage, EveryRegisteredOpHasACase) {
   std::set<std::string> covered;
   for (const auto& f : case_files()) {
-    const Program p = parse_program(testing::read_text(kCases / f), f);
+    const Program p = parse_program(read_text_file((kCases / f).string()), f);
     for (const auto& b : p.bindings()) {
       if (b.is_call()) covered.insert(b.op().name);
     }

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "compiler/faults/faults.h"
@@ -16,7 +15,6 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
 #include "fuzz/generator.h"
-#include "tests/support/file_util.h"
 
 namespace difftest::oracle {
 namespace {
@@ -70,13 +68,13 @@ TEST_P(ReduceFault, ReducesToAFewOpsBlamingTheFaultyPass) {
   for (const char* f : {"repro.ir", "verdict.json", "report.md", "repro_tvmscript.py"}) {
     EXPECT_TRUE(fs::exists(dir / f)) << f;
   }
-  const Program saved = parse_program(testing::read_text(dir / "repro.ir"), "repro.ir");
+  const Program saved = parse_program(read_text_file((dir / "repro.ir").string()), "repro.ir");
   EXPECT_EQ(print(saved), print(r.reduced.program));
-  const auto verdict = nlohmann::json::parse(testing::read_text(dir / "verdict.json"));
+  const auto verdict = nlohmann::json::parse(read_text_file((dir / "verdict.json").string()));
   EXPECT_EQ(verdict["culprit"]["pass"], c.culprit);
   EXPECT_EQ(verdict["faults"], nlohmann::json::array({c.fault}));
   EXPECT_EQ(verdict["reproduces"], true);
-  EXPECT_NE(testing::read_text(dir / "report.md").find(c.culprit), std::string::npos);
+  EXPECT_NE(read_text_file((dir / "report.md").string()).find(c.culprit), std::string::npos);
   fs::remove_all(dir);
 }
 

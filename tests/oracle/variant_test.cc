@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "compiler/faults/faults.h"
@@ -18,7 +17,6 @@
 #include "compiler/ir/printer.h"
 #include "oracle/campaign.h"
 #include "oracle/reduce_failure.h"
-#include "tests/support/file_util.h"
 
 namespace difftest::oracle {
 namespace {
@@ -132,12 +130,12 @@ TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
   EXPECT_TRUE(r.passes_without_faults);
   EXPECT_EQ(r.reduced.program.num_calls(), 1u) << print(r.reduced.program);
   EXPECT_TRUE(r.reduced_failure.specialized);
-  const Program written = parse_program(testing::read_text(dir / "repro.ir"), "repro.ir");
+  const Program written = parse_program(read_text_file((dir / "repro.ir").string()), "repro.ir");
   for (const auto& d : written.dims()) EXPECT_EQ(d.range.lo, d.range.hi) << "dims fixed to the failing binding";
-  EXPECT_NE(testing::read_text(dir / "report.md").find("shape-specialized"), std::string::npos);
+  EXPECT_NE(read_text_file((dir / "report.md").string()).find("shape-specialized"), std::string::npos);
   // The written verdict records the variant, so `difftest reduce` on repro.ir finds it again.
   const auto again =
-      recorded_failing_run(p, nlohmann::json::parse(testing::read_text(dir / "verdict.json")), "verdict.json");
+      recorded_failing_run(p, nlohmann::json::parse(read_text_file((dir / "verdict.json").string())), "verdict.json");
   ASSERT_TRUE(again);
   EXPECT_TRUE(again->variant.specialized);
   fs::remove_all(dir);
