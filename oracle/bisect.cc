@@ -16,7 +16,7 @@ namespace difftest::oracle {
 
 std::string failure_key(const VariantVerdict& v) {
   if (!is_failure(v.kind)) return verdict_kind_name(v.kind);
-  if (v.kind == VerdictKind::Mismatch) return "mismatch";
+  if (is_output_finding(v.kind)) return verdict_kind_name(v.kind);
   return fmt::format("{}|{}", verdict_kind_name(v.kind), normalize_message(v.message));
 }
 

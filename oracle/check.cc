@@ -29,6 +29,7 @@ struct Case {
   sym::Env env;
   std::map<std::string, Tensor> inputs;
   tolerance::BoundedProgram bounds;
+  std::optional<tolerance::Calibration> calibration;  // the statistical tier, when enabled
 };
 
 // The child's work: compile once, run every case; returns per case the outputs and timings.
@@ -89,26 +90,58 @@ std::string stage_of(const std::string& progress_stage) {
   return progress_stage.substr(0, space);
 }
 
-void compare_case(const Program& p, const Case& c, const std::vector<Tensor>& got, const tolerance::Options& opt,
+// A finding at one element of output `o`.
+void record_element(const Program& p, const tolerance::OutputComparison& o, VerdictKind kind,
+                    const std::vector<int64_t>& index, double got, double want, double bound, VariantVerdict& v) {
+  v.kind = kind;
+  v.output = o.name;
+  v.output_op = producer(p, o.index);
+  v.index = index;
+  v.got = got;
+  v.want = want;
+  v.bound = bound;
+}
+
+// The verdict of one compiled run: a mismatch (beyond a sound bound) first, else an outlier
+// (beyond the ensemble's allowance, or biased), else unchecked when an output had too few
+// elements compared by either tier.
+void compare_case(const Program& p, const Case& c, const std::vector<Tensor>& got, const CheckOptions& options,
                   VariantVerdict& v) {
-  const tolerance::Comparison cmp = tolerance::compare_outputs(p, c.bounds, got, opt);
+  const tolerance::Comparison cmp =
+      tolerance::compare_outputs(p, c.bounds, got, options.tolerance, c.calibration ? &*c.calibration : nullptr);
   v.stage = "compare";
   v.worst_ratio = cmp.worst_ratio();
   for (const auto& o : cmp.outputs) {
     if (o.passed()) continue;
     if (v.kind == VerdictKind::Ok || o.worst_ratio > v.worst_ratio) {
-      v.kind = VerdictKind::Mismatch;
-      v.output = o.name;
-      v.output_op = producer(p, o.index);
-      v.index = o.worst_index;
-      v.got = o.got;
-      v.want = o.want;
-      v.bound = o.bound;
+      record_element(p, o, VerdictKind::Mismatch, o.worst_index, o.got, o.want, o.bound, v);
       v.message = fmt::format("{} of {} elements of {} outside their bounds; worst ratio {:.3g} at [{}]: got {:.9g}, "
                               "want {:.9g}, bound {:.3g}",
                               o.failing, o.compared, o.name, o.worst_ratio, fmt::join(o.worst_index, ", "), o.got,
                               o.want, o.bound);
     }
+  }
+  if (v.kind != VerdictKind::Ok) return;
+  for (const auto& o : cmp.outputs) {
+    if (!o.has_outlier()) continue;
+    record_element(p, o, VerdictKind::Outlier, o.outlier_index, o.outlier_got, o.outlier_want, o.outlier_allowance, v);
+    v.message = o.outliers > 0 ? fmt::format(
+                                     "{} of {} elements of {} outside the ensemble's allowance; worst excess "
+                                     "{:.3g} at [{}]: got {:.9g}, want {:.9g}, allowance {:.3g} "
+                                     "(sigma {:.3g})",
+                                     o.outliers, o.checked, o.name, o.worst_excess, fmt::join(o.outlier_index, ", "),
+                                     o.outlier_got, o.outlier_want, o.outlier_allowance, o.outlier_sigma)
+                               : fmt::format("{}: {}", o.name, o.bias.describe());
+    return;
+  }
+  for (const auto& o : cmp.outputs) {
+    if (o.checked_share() >= options.min_checked_share) continue;
+    v.kind = VerdictKind::Unchecked;
+    v.output = o.name;
+    v.message = fmt::format("only {:.1f}% of {} compared ({} of {} elements; {} uncertain in the sound bounds)",
+                            100 * o.checked_share(), o.name, o.calibrated ? o.checked : o.compared,
+                            o.compared + o.uncertain, o.uncertain);
+    return;
   }
 }
 
@@ -247,7 +280,7 @@ std::optional<std::vector<std::vector<Tensor>>> run_variant(const Program& compi
     verdict.times.run += v.run_ms;
     const auto t0 = std::chrono::steady_clock::now();
     outputs.push_back(decode_tensors(s.substr(at, n)));
-    compare_case(p, *c, outputs.back(), options.tolerance, v);
+    compare_case(p, *c, outputs.back(), options, v);
     verdict.times.compare += ms_since(t0);
     at += n;
     verdict.variants.push_back(std::move(v));
@@ -297,6 +330,11 @@ std::optional<Case> make_case(const Program& p, const sym::Env& given, const Che
   tolerance::require_bounding_memory(p, c.env);
   c.inputs = reference::generate_inputs(p, c.env, options.input_seed);
   c.bounds = tolerance::bound_program(p, c.env, c.inputs, options.tolerance);
+  if (!c.bounds.invalid && options.ensemble.members > 0) {
+    tolerance::EnsembleOptions ensemble = options.ensemble;
+    ensemble.seed = options.input_seed;
+    c.calibration = tolerance::calibrate(p, c.env, c.inputs, options.tolerance, ensemble);
+  }
   verdict.times.reference += ms_since(t0);
   if (!c.bounds.invalid) return c;
   VariantVerdict v;

@@ -10,6 +10,7 @@
 #include "oracle/isolate.h"
 #include "oracle/variant.h"
 #include "oracle/verdict.h"
+#include "tolerance/ensemble.h"
 #include "tolerance/error_model.h"
 
 namespace difftest::oracle {
@@ -31,6 +32,11 @@ struct CheckOptions {
     o.mode = tolerance::BoundMode::Probabilistic;
     return o;
   }();
+  // The statistical tier: an ensemble of the reference in the program's precision (members 0:
+  // the sound bounds only). Its draws are seeded by input_seed.
+  tolerance::EnsembleOptions ensemble;
+  // An output with a smaller share of its elements compared by either tier is `unchecked`.
+  double min_checked_share = 0.9;
   // The CPU-time limit bounds the compile and each binding's run separately; limits.deadline,
   // when set, stops the whole check (Verdict::cancelled).
   IsolationLimits limits;

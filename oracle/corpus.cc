@@ -28,7 +28,7 @@ const std::set<std::string> kHeaderKeys = {"expect", "fault", "passes", "llvm", 
 
 bool is_failure_kind_name(const std::string& name) {
   for (VerdictKind k : {VerdictKind::Mismatch, VerdictKind::CompileCrash, VerdictKind::CompileReject,
-                        VerdictKind::RuntimeCrash, VerdictKind::Timeout}) {
+                        VerdictKind::RuntimeCrash, VerdictKind::Timeout, VerdictKind::Outlier}) {
     if (name == verdict_kind_name(k)) return true;
   }
   return false;

@@ -39,8 +39,9 @@ std::vector<std::string> failure_signatures(const Verdict& v) {
 
 // Records `f` in `c` (once per signature, variant and binding): fresh or known by the baseline.
 void sort_into(GateCase& c, GateFailure f, const GateOptions& o) {
-  f.fresh = !o.baseline.count(f.signature);
-  auto& list = f.fresh ? c.fresh : c.known;
+  const bool noted = !o.fail_on_outliers && signature_kind(f.signature) == verdict_kind_name(VerdictKind::Outlier);
+  f.fresh = !noted && !o.baseline.count(f.signature);
+  auto& list = noted ? c.noted : f.fresh ? c.fresh : c.known;
   if (std::find(list.begin(), list.end(), f.signature) == list.end()) list.push_back(f.signature);
   const bool seen = std::any_of(c.failures.begin(), c.failures.end(), [&](const GateFailure& g) {
     return g.signature == f.signature && g.seed == f.seed && g.variant == f.variant && g.binding == f.binding;
@@ -249,7 +250,7 @@ GateResult run_gate(const GateOptions& o, const std::function<void(const GatePro
       progress.entry = file;
       report();
       if (passed(deadline)) {
-        GateCase skipped{"corpus", file, 0, {}, {}, {}, "not checked: the budget ran out", true};
+        GateCase skipped{"corpus", file, 0, {}, {}, {}, {}, "not checked: the budget ran out", true};
         r.cases.push_back(std::move(skipped));
         continue;
       }
@@ -350,6 +351,7 @@ std::string format_gate(const GateResult& r, const std::set<std::string>& baseli
     out += fmt::format("{:<5} {} ({:.1f} s): {}\n", status, c.name, c.seconds, c.detail);
     for (const auto& s : c.fresh) out += fmt::format("        new:   {}\n", s);
     for (const auto& s : c.known) out += fmt::format("        known: {}\n", s);
+    for (const auto& s : c.noted) out += fmt::format("        noted: {} (fails only with --fail-on outlier)\n", s);
     for (const auto& f : c.failures) {
       if (f.fresh) out += fmt::format("        {}\n", describe(f));
     }
@@ -441,6 +443,7 @@ nlohmann::json gate_json(const GateResult& r, const std::set<std::string>& basel
                      {"seconds", c.seconds},
                      {"new", c.fresh},
                      {"known", c.known},
+                     {"noted", c.noted},
                      {"failures", failures},
                      {"detail", c.detail}});
   }

@@ -35,6 +35,9 @@ struct GateOptions {
   int batch = 50;                  // seeds per JUnit test case
   std::set<std::string> baseline;  // known failure signatures
   bool fail_fast = false;          // stop at the first case with a new signature
+  // Outliers (the statistical tier) fail the gate only when asked (`--fail-on outlier`);
+  // otherwise they are reported as noted. Sound-tier findings always fail.
+  bool fail_on_outliers = false;
   bool runs_seeds() const { return !campaign.unbounded || campaign.time_limit > 0; }
 };
 
@@ -57,6 +60,7 @@ struct GateCase {
   double seconds = 0;
   std::vector<std::string> fresh;  // signatures not in the baseline: the case fails
   std::vector<std::string> known;  // signatures in the baseline
+  std::vector<std::string> noted;  // outlier signatures, reported without failing the case
   std::vector<GateFailure> failures;
   std::string detail;              // what was checked and seen
   bool skipped = false;            // not checked: the budget ran out first

@@ -313,6 +313,11 @@ std::string report_markdown(const ReductionReport& r) {
         f.output, f.output_op, fmt::join(f.index, ", "), f.got,
         variant.against ? variant.against->name : std::string("the reference"), f.want, f.bound, f.worst_ratio,
         f.message);
+  } else if (f.kind == VerdictKind::Outlier) {
+    out += fmt::format(
+        "Output `{}` (from `{}`): within its sound error bound, but outside the spread of legitimate results an "
+        "ensemble of the reference in the program's precision showed.\n\n{}\n\n",
+        f.output, f.output_op, f.message);
   } else {
     out += fmt::format("Expected: the program compiles and runs. Actual: {} during {}: {}\n\n", verdict_kind_name(f.kind),
                        f.stage, f.message);

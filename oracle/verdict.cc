@@ -18,13 +18,18 @@ const char* verdict_kind_name(VerdictKind k) {
     case VerdictKind::RuntimeCrash: return "runtime_crash";
     case VerdictKind::Timeout: return "timeout";
     case VerdictKind::InvalidProgram: return "invalid_program";
+    case VerdictKind::Outlier:
+      return "outlier";
+    case VerdictKind::Unchecked:
+      return "unchecked";
   }
   return "?";
 }
 
 std::optional<VerdictKind> verdict_kind_from_name(const std::string& name) {
   for (VerdictKind k : {VerdictKind::Ok, VerdictKind::Mismatch, VerdictKind::CompileCrash, VerdictKind::CompileReject,
-                        VerdictKind::RuntimeCrash, VerdictKind::Timeout, VerdictKind::InvalidProgram}) {
+                        VerdictKind::RuntimeCrash, VerdictKind::Timeout, VerdictKind::InvalidProgram,
+                        VerdictKind::Outlier, VerdictKind::Unchecked}) {
     if (name == verdict_kind_name(k)) return k;
   }
   return std::nullopt;
@@ -32,7 +37,11 @@ std::optional<VerdictKind> verdict_kind_from_name(const std::string& name) {
 
 std::string signature_kind(const std::string& signature) { return signature.substr(0, signature.find('|')); }
 
-bool is_failure(VerdictKind k) { return k != VerdictKind::Ok && k != VerdictKind::InvalidProgram; }
+bool is_failure(VerdictKind k) {
+  return k != VerdictKind::Ok && k != VerdictKind::InvalidProgram && k != VerdictKind::Unchecked;
+}
+
+bool is_output_finding(VerdictKind k) { return k == VerdictKind::Mismatch || k == VerdictKind::Outlier; }
 
 std::string format_duration(double seconds) {
   const auto t = static_cast<int64_t>(seconds);
@@ -72,7 +81,7 @@ std::string normalize_message(const std::string& m) {
 }
 
 std::string VariantVerdict::signature() const {
-  const std::string what = kind == VerdictKind::Mismatch ? "output of " + output_op : message;
+  const std::string what = is_output_finding(kind) ? "output of " + output_op : message;
   // A random order's name (order1, order2) says nothing about the bug; its passes are recorded.
   const std::string where = passes.empty() ? pipeline : "custom";
   return fmt::format("{}|{}|{}|{}", verdict_kind_name(kind), where, stage, normalize_message(what));
@@ -89,10 +98,10 @@ nlohmann::json VariantVerdict::to_json() const {
   }
   if (specialized) j["specialized"] = true;
   if (!against.empty()) j["against"] = against;
-  if (kind == VerdictKind::Mismatch || kind == VerdictKind::Ok) {
+  if (is_output_finding(kind) || kind == VerdictKind::Ok || kind == VerdictKind::Unchecked) {
     j["worst_ratio"] = worst_ratio;
   }
-  if (kind == VerdictKind::Mismatch) {
+  if (is_output_finding(kind)) {
     j["output"] = output;
     j["output_op"] = output_op;
     j["index"] = index;
@@ -146,7 +155,9 @@ VerdictKind Verdict::overall() const {
   VerdictKind worst = VerdictKind::Ok;
   for (const auto& v : variants) {
     if (is_failure(v.kind)) return v.kind;
-    if (v.kind == VerdictKind::InvalidProgram) worst = v.kind;
+    if (v.kind == VerdictKind::InvalidProgram || (v.kind == VerdictKind::Unchecked && worst == VerdictKind::Ok)) {
+      worst = v.kind;
+    }
   }
   return worst;
 }

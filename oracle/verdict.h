@@ -18,11 +18,18 @@ enum class VerdictKind {
   RuntimeCrash,    // the compiled code died or the executor failed
   Timeout,         // compile + run exceeded the time limit
   InvalidProgram,  // the reference is not finite: the generator's fault, never a compiler bug
+  // Inside the sound bounds (or where they are uncertain) but far outside the spread of
+  // legitimate results the ensemble observed, or biased across an output (tolerance/ensemble.h).
+  Outlier,
+  // Too few elements of an output compared by either tier to say anything: not a failure.
+  Unchecked,
 };
 const char* verdict_kind_name(VerdictKind k);  // ok mismatch compile_crash ...
 // The kind of a name verdict_kind_name gives; nullopt for any other text.
 std::optional<VerdictKind> verdict_kind_from_name(const std::string& name);
-bool is_failure(VerdictKind k);                // a compiler bug: not ok, not invalid_program
+bool is_failure(VerdictKind k);  // a finding: not ok, invalid_program or unchecked
+// A finding about the values of an output (mismatch, outlier): its signature names the op.
+bool is_output_finding(VerdictKind k);
 // The kind name a signature or failure key starts with ("timeout" of "timeout|O0|run|...").
 std::string signature_kind(const std::string& signature);
 
@@ -85,7 +92,7 @@ struct Verdict {
   // about the program.
   bool cancelled = false;
 
-  // The most severe variant kind (failures first, then invalid_program, then ok).
+  // The most severe variant kind (failures first, then invalid_program, unchecked, ok).
   VerdictKind overall() const;
   const VariantVerdict* first_failure() const;
   // Variants with a try that timed out and a rerun that did not: what a CPU-time budget

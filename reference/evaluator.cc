@@ -87,7 +87,10 @@ void require_evaluation_memory(const Program& p, const sym::Env& env, Mode m, in
                               kMaxEvaluationBytes >> 30));
 }
 
-Evaluation evaluate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs, Mode mode) {
+namespace {
+
+Evaluation run(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs, Mode mode,
+               Perturbation* perturbation) {
   check_binding(p, env);
   require_evaluation_memory(p, env, mode, 0, "its reference values");
   for (const auto& [name, t] : inputs) {
@@ -122,7 +125,7 @@ Evaluation evaluate(const Program& p, const sym::Env& env, const std::map<std::s
       case BindingKind::Call: {
         const Kernel* k = KernelTable::get().find(b.op().name);
         DT_CHECK(k != nullptr, fmt::format("no reference kernel for op '{}'", b.op().name));
-        KernelContext ctx{b, {}, env, mode};
+        KernelContext ctx{b, {}, env, mode, perturbation};
         for (const auto& a : b.args()) ctx.args.push_back(&ev.values.at(a.get()));
         std::vector<Tensor> results = (*k)(ctx);
         DT_CHECK(results.size() == b.results().size(),
@@ -146,6 +149,18 @@ Evaluation evaluate(const Program& p, const sym::Env& env, const std::map<std::s
   }
   for (const auto& o : p.outputs()) ev.outputs.push_back(ev.values.at(o.get()));
   return ev;
+}
+
+}  // namespace
+
+Evaluation evaluate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs, Mode mode) {
+  return run(p, env, inputs, mode, nullptr);
+}
+
+Evaluation evaluate_perturbed(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
+                              uint64_t member_seed) {
+  Perturbation perturbation(member_seed);
+  return run(p, env, inputs, Mode::Native, &perturbation);
 }
 
 }  // namespace difftest::reference

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "compiler/ir/diagnostics.h"
 
@@ -12,6 +13,27 @@ DType KernelContext::acc(DType operand) const {
   const AttrValue& v = attrs().get("acc");
   if (std::holds_alternative<DType>(v)) return std::get<DType>(v);
   return operand;
+}
+
+Tensor KernelContext::floats(size_t result, std::vector<int64_t> shape, const std::vector<double>& v) const {
+  const DType t = declared(result);
+  // quantize's f16/f32 arithmetic defines its format: its scales are never perturbed.
+  if (perturbation == nullptr || mode != Mode::Native || binding.op().name == "quantize") {
+    return Tensor::from_doubles(storage(t), std::move(shape), v);
+  }
+  // Ops whose results are libm-grade functions of their operands: no implementation rounds them
+  // correctly, so each member gives them an error within their budget.
+  static const std::set<std::string> kFunctions = {"exp", "log", "tanh", "sigmoid", "silu",  "gelu",
+                                                   "erf", "sin", "cos",  "pow",     "atan2", "rsqrt"};
+  const bool function = kFunctions.count(binding.op().name) > 0;
+  // gelu's 0.5 x (1 + tanh(...)) cancels for negative x: its error scales with |x|, not |gelu x|.
+  const bool cancels = binding.op().name == "gelu";
+  std::vector<double> rounded(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double magnitude = cancels ? std::fabs(arg(0).get(static_cast<int64_t>(i))) : 0;
+    rounded[i] = perturbation->round(function ? perturbation->function_error(v[i], t, magnitude) : v[i], t);
+  }
+  return Tensor::from_doubles(storage(t), std::move(shape), rounded);
 }
 
 int64_t KernelContext::eval(const sym::Expr& e) const { return sym::eval(e, env); }

@@ -8,15 +8,26 @@
 #include "compiler/tensor/float_format.h"
 #include "compiler/tensor/indexing.h"
 #include "compiler/tensor/tensor.h"
+#include "reference/perturbation.h"
 #include "reference/reference.h"
 
 namespace difftest::reference {
 
-// Rounds to a dtype in Native mode; the identity in F64 mode (and for non-float dtypes).
+// Rounds to a dtype in Native mode (stochastically in a perturbed evaluation); the identity in
+// F64 mode (and for non-float dtypes).
 struct Rounder {
   DType dtype = DType::f64;
   bool active = false;
-  double operator()(double x) const { return active ? round_to_float_dtype(x, dtype) : x; }
+  Perturbation* perturbation = nullptr;
+  double operator()(double x) const {
+    if (!active) return x;
+    return perturbation != nullptr ? perturbation->round(x, dtype) : round_to_float_dtype(x, dtype);
+  }
+  // The rounding of a libm-grade function's value (exp, log, tanh ...), with its error.
+  double function(double x) const {
+    if (active && perturbation != nullptr) x = perturbation->function_error(x, dtype);
+    return (*this)(x);
+  }
 };
 
 struct KernelContext {
@@ -24,6 +35,7 @@ struct KernelContext {
   std::vector<const Tensor*> args;
   const sym::Env& env;
   Mode mode;
+  Perturbation* perturbation = nullptr;  // Native mode only: this evaluation is an ensemble member
 
   const Attrs& attrs() const { return binding.attrs(); }
   const Tensor& arg(size_t i) const { return *args.at(i); }
@@ -33,13 +45,12 @@ struct KernelContext {
   DType storage(DType t) const { return storage_dtype(t, mode); }
   // The op's `acc` attribute, or the operand dtype when absent.
   DType acc(DType operand) const;
-  Rounder rounder(DType t) const { return Rounder{t, mode == Mode::Native && is_float(t)}; }
+  Rounder rounder(DType t) const { return Rounder{t, mode == Mode::Native && is_float(t), perturbation}; }
   int64_t eval(const sym::Expr& e) const;
 
-  // A result tensor of the declared dtype (stored per the mode) from doubles / integers.
-  Tensor floats(size_t result, std::vector<int64_t> shape, const std::vector<double>& v) const {
-    return Tensor::from_doubles(storage(declared(result)), std::move(shape), v);
-  }
+  // A result tensor of the declared dtype (stored per the mode) from doubles / integers. The
+  // storage rounds to nearest; a perturbed evaluation rounds stochastically first.
+  Tensor floats(size_t result, std::vector<int64_t> shape, const std::vector<double>& v) const;
   Tensor ints(size_t result, std::vector<int64_t> shape, const std::vector<int64_t>& v) const {
     return Tensor::from_ints(declared(result), std::move(shape), v);
   }

@@ -56,6 +56,11 @@ void require_evaluation_memory(const Program& p, const sym::Env& env, Mode m, in
 // computed shape that differs from the binding's type is an InternalError naming the op.
 Evaluation evaluate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs, Mode mode);
 
+// One member of the ensemble of legitimate native results (reference/perturbation.h): Native
+// mode with stochastic rounding and random summation orders drawn from `member_seed`.
+Evaluation evaluate_perturbed(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
+                              uint64_t member_seed);
+
 // The concrete shape of `t` under `env` (UserError on overflow or a dim < 1).
 std::vector<int64_t> concrete_shape(const TensorType& t, const sym::Env& env);
 

@@ -105,18 +105,20 @@ double largest_finite(DType t) {
   }
 }
 
-// A value that may exceed its dtype's finite range overflows to inf in a correct
-// implementation: the program is invalid under this binding (the generator's fault).
-void check_range(const Bounded& r, const Value& v, BoundedProgram& out) {
+// A value beyond its dtype's finite range overflows to inf in a correct implementation: the
+// program is invalid under this binding (the generator's fault). A value whose bound merely
+// reaches past the range may or may not overflow: it is uncertain, not invalid.
+void check_range(Bounded& r, const Value& v, BoundedProgram& out) {
   if (!is_float(r.dtype)) return;
   const double limit = largest_finite(r.dtype);
   for (size_t i = 0; i < r.ref.size(); ++i) {
-    if (std::fabs(r.ref[i]) + r.err[i] > limit) {
+    if (std::fabs(r.ref[i]) > limit) {
       out.invalid = true;
-      out.invalid_reason = fmt::format("%{} = {:.6g} (bound {:.3g}) at element {} may exceed the range of {}", v.name(),
-                                       r.ref[i], r.err[i], i, dtype_name(r.dtype));
+      out.invalid_reason =
+          fmt::format("%{} = {:.6g} at element {} exceeds the range of {}", v.name(), r.ref[i], i, dtype_name(r.dtype));
       return;
     }
+    if (std::fabs(r.ref[i]) + r.err[i] > limit) r.uncertain[i] = 1;
   }
 }
 
@@ -141,7 +143,7 @@ void require_bounding_memory(const Program& p, const sym::Env& env) {
 }
 
 BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
-                             const Options& opt) {
+                             const Options& opt, const ObservedErrors* observed) {
   const reference::Evaluation ev = reference::evaluate(p, env, inputs, reference::Mode::F64);
   BoundedProgram out;
   for (const auto& b : p.bindings()) {
@@ -167,6 +169,12 @@ BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::m
       RuleContext ctx{b, {}, results, env, opt};
       for (const auto& a : b.args()) ctx.in.push_back(&out.values.at(a.get()));
       (*rule)(ctx);
+      if (observed != nullptr) {
+        for (size_t i = 0; i < results.size(); ++i) {
+          auto it = observed->find(b.results()[i].get());
+          if (it != observed->end()) results[i].err = it->second;
+        }
+      }
       for (size_t i = 0; i < results.size() && !out.invalid; ++i) check_range(results[i], b.results()[i], out);
     }
     for (size_t i = 0; i < results.size(); ++i) out.values[b.results()[i].get()] = std::move(results[i]);

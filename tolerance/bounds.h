@@ -43,8 +43,14 @@ struct BoundedProgram {
   std::string invalid_reason;
 };
 
+// Per float value, an error per element observed rather than derived (tolerance/ensemble.h).
+using ObservedErrors = std::unordered_map<const ValueNode*, std::vector<double>>;
+
+// With `observed`, every value it holds takes its observed errors in place of its rule's bound
+// before later rules see it, so uncertainty marks where a realistic error reaches a decision
+// boundary (the ensemble's calibrated bounds).
 BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
-                             const Options& opt);
+                             const Options& opt, const ObservedErrors* observed = nullptr);
 
 // What bound_program keeps per float element beside the f64 reference value: Bounded's exact
 // tensor, ref, err and uncertain, and the rules' temporaries.

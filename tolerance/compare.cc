@@ -12,6 +12,8 @@ namespace difftest::tolerance {
 
 namespace {
 
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
 std::vector<int64_t> coords(int64_t flat, const std::vector<int64_t>& shape) {
   std::vector<int64_t> c(shape.size());
   for (size_t d = shape.size(); d-- > 0;) {
@@ -91,8 +93,47 @@ OutputComparison compare_candidates(const Bounded& ref, const Tensor& a, const T
       [&](int64_t i) { return 2 * ref.err[static_cast<size_t>(i)]; }, opt);
 }
 
+double OutputComparison::checked_share() const {
+  const int64_t total = compared + uncertain;
+  if (total == 0) return 1;
+  return static_cast<double>(calibrated ? checked : compared) / static_cast<double>(total);
+}
+
+void compare_statistically(const Bounded& sound, const Bounded& calibrated, const OutputSpread& spread,
+                           const Tensor& got, const Options& opt, const EnsembleOptions& options, OutputComparison& c) {
+  check_shape(sound, got);
+  c.calibrated = true;
+  if (c.exact || !statistical_dtype(sound.dtype)) {
+    c.checked = c.compared;
+    return;
+  }
+  const double tiny = smallest_normal(sound.dtype);
+  std::vector<uint8_t> statistical(static_cast<size_t>(sound.numel()), 0);
+  std::vector<double> values(statistical.size());
+  for (size_t i = 0; i < statistical.size(); ++i) {
+    values[i] = got.get(static_cast<int64_t>(i));
+    const double allowance = calibrated.err[i];
+    statistical[i] = !calibrated.uncertain[i] && std::isfinite(allowance);
+    if (!sound.uncertain[i] || statistical[i]) ++c.checked;
+    if (!statistical[i]) continue;
+    const double diff = std::fabs(values[i] - sound.ref[i]);
+    const bool sound_failure = !sound.uncertain[i] && !(diff <= opt.safety * sound.err[i] + tiny);
+    const double excess = allowance > 0 ? diff / allowance : (diff <= tiny ? 0 : kInfinity);
+    const bool outlier = !sound_failure && !(diff <= allowance + tiny);
+    c.outliers += outlier;
+    if (sound_failure || !(excess > c.worst_excess || (std::isnan(diff) && c.outlier_index.empty()))) continue;
+    c.worst_excess = std::isnan(diff) ? kInfinity : excess;
+    c.outlier_index = coords(static_cast<int64_t>(i), sound.shape());
+    c.outlier_got = values[i];
+    c.outlier_want = sound.ref[i];
+    c.outlier_allowance = allowance;
+    c.outlier_sigma = spread.sigma.empty() ? 0 : spread.sigma[i];
+  }
+  c.bias = bias_check(calibrated, spread, statistical, values, options.bias_margin);
+}
+
 Comparison compare_outputs(const Program& p, const BoundedProgram& bp, const std::vector<Tensor>& got,
-                           const Options& opt) {
+                           const Options& opt, const Calibration* calibration) {
   if (got.size() != bp.outputs.size()) {
     throw UserError(ErrorKind::Arity, fmt::format("{} candidate outputs for {} program outputs", got.size(),
                                                   bp.outputs.size()));
@@ -103,6 +144,10 @@ Comparison compare_outputs(const Program& p, const BoundedProgram& bp, const std
     OutputComparison o;
     try {
       o = compare_output(*bp.outputs[i], got[i], opt);
+      if (calibration != nullptr && !calibration->bounds.invalid) {
+        compare_statistically(*bp.outputs[i], *calibration->bounds.outputs[i], calibration->outputs[i], got[i], opt,
+                              calibration->options, o);
+      }
     } catch (const UserError& e) {
       throw UserError(e.kind(), fmt::format("output {} (%{}): {}", i, p.outputs()[i].name(), e.message()));
     }
@@ -133,6 +178,25 @@ std::string bound_summary(const Bounded& b) {
                      mn, md, mx, rmd, rmx, b.uncertain_count(), b.numel());
 }
 
+std::string statistical_summary(const OutputComparison& o) {
+  std::string s = fmt::format("statistical: checked {:.1f}% ({} of {}), {} outlier{}", 100 * o.checked_share(),
+                              o.checked, o.compared + o.uncertain, o.outliers, o.outliers == 1 ? "" : "s");
+  if (!o.outlier_index.empty()) {
+    s += fmt::format(", worst excess {:.3g} at [{}]: got {:.9g}, want {:.9g}, allowance {:.3g}, sigma {:.3g}",
+                     o.worst_excess, fmt::join(o.outlier_index, ", "), o.outlier_got, o.outlier_want,
+                     o.outlier_allowance, o.outlier_sigma);
+  }
+  if (o.bias.elements > 0) s += "; " + o.bias.describe();
+  return s;
+}
+
+bool Comparison::has_outlier() const {
+  for (const auto& o : outputs) {
+    if (o.has_outlier()) return true;
+  }
+  return false;
+}
+
 bool Comparison::passed() const {
   for (const auto& o : outputs) {
     if (!o.passed()) return false;
@@ -149,6 +213,7 @@ double Comparison::worst_ratio() const {
 nlohmann::json Comparison::to_json() const {
   nlohmann::json j;
   j["passed"] = passed();
+  j["outlier"] = has_outlier();
   j["bound_mode"] = bound_mode_name(options.mode);
   j["safety"] = options.safety;
   if (options.mode == BoundMode::Probabilistic) j["lambda"] = options.lambda;
@@ -165,6 +230,25 @@ nlohmann::json Comparison::to_json() const {
     x["passed"] = o.passed();
     x["worst"] = {{"ratio", number(o.worst_ratio)}, {"index", o.worst_index}, {"got", number(o.got)},
                   {"want", number(o.want)}, {"bound", number(o.bound)}};
+    if (o.calibrated) {
+      x["statistical"] = {{"checked", o.checked},
+                          {"checked_share", o.checked_share()},
+                          {"outliers", o.outliers},
+                          {"worst",
+                           {{"excess", number(o.worst_excess)},
+                            {"index", o.outlier_index},
+                            {"got", number(o.outlier_got)},
+                            {"want", number(o.outlier_want)},
+                            {"allowance", number(o.outlier_allowance)},
+                            {"sigma", number(o.outlier_sigma)}}},
+                          {"bias",
+                           {{"elements", o.bias.elements},
+                            {"z_signed", number(o.bias.z_signed)},
+                            {"z_toward_zero", number(o.bias.z_toward_zero)},
+                            {"null_spread", number(o.bias.null_spread)},
+                            {"limit", number(o.bias.limit)},
+                            {"biased", o.bias.biased()}}}};
+    }
     j["outputs"].push_back(x);
   }
   return j;

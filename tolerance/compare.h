@@ -12,6 +12,7 @@
 
 #include "compiler/ir/ir.h"
 #include "tolerance/bounds.h"
+#include "tolerance/ensemble.h"
 
 namespace difftest::tolerance {
 
@@ -25,13 +26,27 @@ struct OutputComparison {
   std::vector<int64_t> worst_index;
   double got = 0, want = 0, bound = 0;
 
+  // The statistical tier (with a calibration): elements inside their sound bound, or uncertain
+  // there, whose deviation exceeds the ensemble's allowance are outliers.
+  bool calibrated = false;
+  int64_t checked = 0;  // elements compared by either tier
+  int64_t outliers = 0;
+  double worst_excess = 0;  // max |got - ref| / allowance over the statistically compared elements
+  std::vector<int64_t> outlier_index;
+  double outlier_got = 0, outlier_want = 0, outlier_allowance = 0, outlier_sigma = 0;
+  BiasCheck bias;
+
   bool passed() const { return failing == 0; }
+  bool has_outlier() const { return outliers > 0 || bias.biased(); }
+  // The share of elements either tier compared (1 for an empty output).
+  double checked_share() const;
 };
 
 struct Comparison {
   std::vector<OutputComparison> outputs;
   Options options;
   bool passed() const;
+  bool has_outlier() const;  // an output with an outlier or a bias (the statistical tier)
   double worst_ratio() const;
   nlohmann::json to_json() const;
 };
@@ -40,11 +55,19 @@ struct Comparison {
 OutputComparison compare_output(const Bounded& ref, const Tensor& got, const Options& opt);
 OutputComparison compare_candidates(const Bounded& ref, const Tensor& a, const Tensor& b, const Options& opt);
 
+// "statistical: checked 99.8% (40900 of 40960), 3 outliers, worst excess 4.1 at [0, 5, 7]: got ..., want ...,
+// allowance ..., sigma ...; bias z=... (limit ...)".
+std::string statistical_summary(const OutputComparison& o);
+
 // "bound min=... median=... max=..., relative to |ref|: median=... max=..., uncertain=N of M".
 std::string bound_summary(const Bounded& b);
 
-// All outputs of a program, in order.
+// All outputs of a program, in order; with `calibration`, the statistical tier too.
 Comparison compare_outputs(const Program& p, const BoundedProgram& bp, const std::vector<Tensor>& got,
-                           const Options& opt);
+                           const Options& opt, const Calibration* calibration = nullptr);
+
+// Adds the statistical tier to `c`, the sound comparison of `got` with `sound`.
+void compare_statistically(const Bounded& sound, const Bounded& calibrated, const OutputSpread& spread,
+                           const Tensor& got, const Options& opt, const EnsembleOptions& options, OutputComparison& c);
 
 }  // namespace difftest::tolerance

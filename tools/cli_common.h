@@ -74,6 +74,7 @@ struct GateFlags {
   std::string corpus = "corpus", baseline, junit, json, out = "difftest-gate";
   int batch = 50;
   bool update_baseline = false, fail_fast = false;
+  std::vector<std::string> fail_on;  // "outlier"
 };
 void add_gate_flags(CLI::App* app, GateFlags& f);
 int run_gate(const GateFlags& f);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/faults/faults.h"
@@ -137,7 +138,15 @@ struct EvalFlags {
   uint64_t seed = 0;
   bool bounds = false, every_value = false;
   double lambda = 6;
+  int members = 8;  // the statistical tier's ensemble (0: the sound bounds only)
 };
+
+difftest::tolerance::EnsembleOptions ensemble_options(const EvalFlags& f) {
+  difftest::tolerance::EnsembleOptions o;
+  o.members = f.members;
+  o.seed = f.seed;
+  return o;
+}
 
 difftest::tolerance::Options tolerance_options(const EvalFlags& f) {
   difftest::tolerance::Options o;
@@ -173,6 +182,13 @@ int run_eval(const EvalFlags& f) {
     }
     for (size_t i = 0; i < bp.outputs.size(); ++i) {
       fmt::print("out {} %{}: {}\n", i, p.outputs()[i].name(), difftest::tolerance::bound_summary(*bp.outputs[i]));
+    }
+    if (f.members > 0) {
+      const auto cal = difftest::tolerance::calibrate(p, env, inputs, tolerance_options(f), ensemble_options(f));
+      for (size_t i = 0; i < cal.bounds.outputs.size(); ++i) {
+        fmt::print("out {} %{}: ensemble of {}: allowance {}\n", i, p.outputs()[i].name(), f.members,
+                   difftest::tolerance::bound_summary(*cal.bounds.outputs[i]));
+      }
     }
     if (f.every_value) {
       for (const auto& b : p.bindings()) {
@@ -229,7 +245,9 @@ int run_compare(const CompareFlags& cf) {
     throw difftest::UserError(difftest::ErrorKind::Evaluation,
                               fmt::format("the reference is not finite under {}: {}", ref::binding_str(env), bp.invalid_reason));
   }
-  const tol::Comparison c = tol::compare_outputs(p, bp, got, opt);
+  std::optional<tol::Calibration> cal;
+  if (f.members > 0) cal = tol::calibrate(p, env, inputs, opt, ensemble_options(f));
+  const tol::Comparison c = tol::compare_outputs(p, bp, got, opt, cal ? &*cal : nullptr);
   if (cf.json) {
     nlohmann::json j = c.to_json();
     j["program"] = p.name();
@@ -243,10 +261,11 @@ int run_compare(const CompareFlags& cf) {
                  "bound={:.3g}\n",
                  o.index, o.name, o.passed() ? "ok" : "MISMATCH", o.compared, o.uncertain, o.failing, o.worst_ratio,
                  fmt::join(o.worst_index, ", "), o.got, o.want, o.bound);
+      if (o.calibrated) fmt::print("  {}\n", tol::statistical_summary(o));
     }
-    fmt::print("verdict: {}\n", c.passed() ? "ok" : "mismatch");
+    fmt::print("verdict: {}\n", !c.passed() ? "mismatch" : c.has_outlier() ? "outlier" : "ok");
   }
-  return c.passed() ? kOk : kFailure;
+  return c.passed() && !c.has_outlier() ? kOk : kFailure;
 }
 
 struct CompileFlags {
@@ -432,6 +451,10 @@ int main(int argc, char** argv) {
   eval->add_option("--bound-mode", ef.bound_mode, "deterministic (default), probabilistic or pairwise");
   eval->add_option("--lambda", ef.lambda, "confidence multiplier of the probabilistic bound (default 6)")
       ->check(positive_finite());
+  eval->add_option("--members", ef.members,
+                   "with --bounds: the ensemble's size for the statistical allowances "
+                   "(default 8; 0: none)")
+      ->check(CLI::Range(0, 1000));
 
   auto* compare = app.add_subcommand("compare", "compare .npy outputs of any implementation with the bounded reference");
   CompareFlags cf;
@@ -443,6 +466,11 @@ int main(int argc, char** argv) {
   compare->add_option("--bound-mode", cf.eval.bound_mode, "deterministic (default), probabilistic or pairwise");
   compare->add_option("--lambda", cf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)")
       ->check(positive_finite());
+  compare
+      ->add_option("--members", cf.eval.members,
+                   "the ensemble's size for the statistical tier (default 8; 0: the "
+                   "sound bounds only)")
+      ->check(CLI::Range(0, 1000));
   compare->add_flag("--json", cf.json, "print the comparison as JSON");
 
   auto* compile = app.add_subcommand("compile", "compile an IR file and print the graph, loop or LLVM IR");

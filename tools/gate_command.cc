@@ -27,6 +27,10 @@ void add_gate_flags(CLI::App* app, GateFlags& f) {
   app->add_option("--json", f.json, "write the result as JSON here");
   app->add_option("--out", f.out, "directory for the seed campaign (default difftest-gate)");
   app->add_flag("--fail-fast", f.fail_fast, "stop at the first corpus entry with a new signature");
+  app->add_option("--fail-on", f.fail_on,
+                  "outlier: new outlier signatures (beyond the ensemble's allowance, or biased; inside the sound "
+                  "bounds) fail the gate too (default: reported as noted)")
+      ->check(CLI::IsMember({"outlier"}));
   app->add_option("--weights", f.check.weights, "op weights for the generator, e.g. exp=0,matmul=40");
   add_check_flags(app, f.check, false);
 }
@@ -51,6 +55,7 @@ int run_gate(const GateFlags& f) {
   o.campaign.out_dir = (fs::path(f.out) / "campaign").string();
   o.batch = f.batch;
   o.fail_fast = f.fail_fast;
+  o.fail_on_outliers = !f.fail_on.empty();
   // Every output path is checked before an hour of work can end in "cannot write".
   oracle::require_writable_dir(f.out, "--out");
   if (!f.junit.empty()) oracle::require_writable_file(f.junit, "--junit");

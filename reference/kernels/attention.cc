@@ -75,7 +75,7 @@ std::vector<Tensor> attention(const KernelContext& c) {
         double m = -std::numeric_limits<double>::infinity();
         for (int64_t j = 0; j < Skv; ++j) {
           double s = rd(row[j] * scale);
-          if (softcap > 0) s = rd(softcap * rd(std::tanh(rd(s / softcap))));
+          if (softcap > 0) s = rd(softcap * rd.function(std::tanh(rd(s / softcap))));
           const bool ok = adm.admits(i, j) && (user_mask.empty() || user_mask[static_cast<size_t>(i * Skv + j)]);
           row[j] = ok ? s : -std::numeric_limits<double>::infinity();
           m = std::max(m, row[j]);
@@ -86,7 +86,7 @@ std::vector<Tensor> attention(const KernelContext& c) {
         }
         double sum = 0;
         for (int64_t j = 0; j < Skv; ++j) {
-          row[j] = std::isinf(row[j]) ? 0 : rd(std::exp(rd(row[j] - m)));
+          row[j] = std::isinf(row[j]) ? 0 : rd.function(std::exp(rd(row[j] - m)));
           sum = rd(sum + row[j]);
         }
         for (int64_t j = 0; j < Skv; ++j) row[j] = rd(row[j] / sum);

@@ -3,6 +3,7 @@
 //   Native mode with acc=f32  cblas_sgemm (f16/bf16 operands are exact in f32)
 //   Native mode, narrow acc   a sequential loop rounding to the accumulator after every
 //                             product and sum (f16 accumulating in f16, as declared)
+// A perturbed evaluation (an ensemble member) sums the products in a random order.
 // OpenBLAS runs single-threaded here so results do not depend on the machine's core count.
 #include <cblas.h>
 
@@ -12,6 +13,24 @@
 #include "reference/kernels/gemm.h"
 
 namespace difftest::reference {
+
+namespace {
+
+// A and B as row-major m x k and k x n with the reduced index in the order `perm`.
+void permuted_operands(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b,
+                       const std::vector<int64_t>& perm, std::vector<float>& pa, std::vector<float>& pb) {
+  pa.resize(static_cast<size_t>(m * k));
+  pb.resize(static_cast<size_t>(k * n));
+  for (int64_t p = 0; p < k; ++p) {
+    const int64_t q = perm[static_cast<size_t>(p)];
+    for (int64_t i = 0; i < m; ++i)
+      pa[static_cast<size_t>(i * k + p)] = static_cast<float>(ta ? a[q * m + i] : a[i * k + q]);
+    for (int64_t j = 0; j < n; ++j)
+      pb[static_cast<size_t>(p * n + j)] = static_cast<float>(tb ? b[j * k + q] : b[q * n + j]);
+  }
+}
+
+}  // namespace
 
 void gemm(const KernelContext& c, DType acc, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a,
           const double* b, double* out) {
@@ -24,9 +43,20 @@ void gemm(const KernelContext& c, DType acc, bool ta, bool tb, int64_t m, int64_
     cblas_dgemm(CblasRowMajor, tra, trb, M, N, K, 1.0, a, lda, b, ldb, 0.0, out, N);
     return;
   }
+  // An ensemble member sums the K products in a random order.
+  std::vector<int64_t> perm;
+  if (c.perturbation != nullptr) perm = c.perturbation->permutation(k);
   if (acc == DType::f32) {
-    std::vector<float> fa(a, a + m * k), fb(b, b + k * n), fc(static_cast<size_t>(m * n));
-    cblas_sgemm(CblasRowMajor, tra, trb, M, N, K, 1.0f, fa.data(), lda, fb.data(), ldb, 0.0f, fc.data(), N);
+    std::vector<float> fa, fb, fc(static_cast<size_t>(m * n));
+    if (perm.empty()) {
+      fa.assign(a, a + m * k);
+      fb.assign(b, b + k * n);
+      cblas_sgemm(CblasRowMajor, tra, trb, M, N, K, 1.0f, fa.data(), lda, fb.data(), ldb, 0.0f, fc.data(), N);
+    } else {
+      permuted_operands(ta, tb, m, n, k, a, b, perm, fa, fb);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, fa.data(), K, fb.data(), N, 0.0f, fc.data(),
+                  N);
+    }
     for (size_t i = 0; i < fc.size(); ++i) out[i] = fc[i];
     return;
   }
@@ -34,7 +64,8 @@ void gemm(const KernelContext& c, DType acc, bool ta, bool tb, int64_t m, int64_
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       double s = 0;
-      for (int64_t p = 0; p < k; ++p) {
+      for (int64_t t = 0; t < k; ++t) {
+        const int64_t p = perm.empty() ? t : perm[static_cast<size_t>(t)];
         const double x = ta ? a[p * m + i] : a[i * k + p];
         const double y = tb ? b[j * k + p] : b[p * n + j];
         s = rd(s + rd(x * y));

@@ -41,10 +41,10 @@ std::vector<Tensor> softmax(const KernelContext& c) {
       double m = -std::numeric_limits<double>::infinity();
       for (int64_t k = 0; k < s.extent; ++k) m = std::max(m, v[static_cast<size_t>(base + k * s.inner)]);
       for (int64_t k = 0; k < s.extent; ++k) {
-        e[static_cast<size_t>(k)] = rd(std::exp(rd(v[static_cast<size_t>(base + k * s.inner)] - m)));
+        e[static_cast<size_t>(k)] = rd.function(std::exp(rd(v[static_cast<size_t>(base + k * s.inner)] - m)));
       }
       const double sum = rounded_sum(e.data(), s.extent, 1, rd);
-      const double log_sum = rd(std::log(sum));
+      const double log_sum = rd.function(std::log(sum));
       for (int64_t k = 0; k < s.extent; ++k) {
         const auto i = static_cast<size_t>(base + k * s.inner);
         out[i] = Log ? rd(rd(v[i] - m) - log_sum) : rd(e[static_cast<size_t>(k)] / sum);

@@ -94,9 +94,14 @@ TEST_P(TemplateSeed, VerifiesRoundTripsStaysFiniteAndAgreesAtO0) {
   const oracle::Verdict v = oracle::check_program(p, options);
   const oracle::VariantVerdict* bad = nullptr;
   for (const auto& variant : v.variants) {
-    if (!bad && variant.kind != oracle::VerdictKind::Ok) bad = &variant;
+    if (!bad && variant.kind != oracle::VerdictKind::Ok && variant.kind != oracle::VerdictKind::Unchecked) {
+      bad = &variant;
+    }
   }
-  EXPECT_EQ(oracle::verdict_kind_name(v.overall()), std::string("ok"))
+  // `unchecked` (an output the rules cannot bound, such as a one-element instance norm at t=1)
+  // is no disagreement; every other kind but ok is.
+  EXPECT_TRUE(v.overall() == oracle::VerdictKind::Ok || v.overall() == oracle::VerdictKind::Unchecked)
+      << oracle::verdict_kind_name(v.overall()) << " "
       << (bad ? reference::binding_str(bad->binding) + " " + bad->stage + ": " + bad->message : std::string()) << "\n"
       << text;
 }

@@ -1,0 +1,48 @@
+// Perturbed native evaluation: one member of the ensemble of legitimate results.
+//
+// A correct implementation of a program in its dtypes is not one result but a family: it may
+// sum in any order, contract multiply-adds, and round each intermediate result up or down by
+// its own sequence of operations. Native mode computes one member of that family (sequential
+// sums, round to nearest after every operation). A Perturbation draws others, as Monte Carlo
+// arithmetic does for numerical codes (CADNA, Verificarlo):
+//   - every rounding of a float result (an op's result, and every step inside a kernel) is a
+//     stochastic rounding: to the upper neighbour with probability equal to the distance from
+//     the lower one in ulps, so it is unbiased and never more than one ulp away;
+//   - matrix products and attention's inner products sum in a random order (a random
+//     permutation of the reduced index) before the accumulator's rounding;
+//   - a libm-grade function's result (exp, log, tanh, erf, sin, ...: not correctly rounded in
+//     any implementation) first takes a random relative error within the budget the sound
+//     bounds allow it, 4 ulps of the precision it is computed in (f32 for f16/bf16 results).
+// The quantize op's arithmetic is part of its format's definition and is never perturbed.
+// Draws come from a counter-based generator seeded per member, so a member is reproducible.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/dtype.h"
+
+namespace difftest::reference {
+
+class Perturbation {
+ public:
+  explicit Perturbation(uint64_t seed) : state_(seed) {}
+
+  // `x` rounded to the float dtype `t` stochastically (f64: x itself; NaN and inf unchanged).
+  double round(double x, DType t);
+  // `x`, a libm-grade function's exact value, with a random error within the budget of a result
+  // of dtype `t` (f64: x itself), before its rounding: relative to max(|x|, magnitude), where
+  // `magnitude` is the size of the terms a composite function cancels (gelu's |operand|).
+  double function_error(double x, DType t, double magnitude = 0);
+  // A uniformly random permutation of 0..n-1.
+  std::vector<int64_t> permutation(int64_t n);
+
+ private:
+  uint64_t next();
+  uint64_t state_;
+};
+
+// The representable neighbour of `r` (a value of float dtype `t`) on the side of `x`.
+double float_neighbour(double r, double x, DType t);
+
+}  // namespace difftest::reference

@@ -1,0 +1,101 @@
+// The ensemble's members: stochastic rounding, and perturbed evaluations of whole programs.
+#include "reference/perturbation.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "compiler/tensor/float_format.h"
+#include "reference/inputs.h"
+#include "reference/reference.h"
+#include "tests/support/ir_util.h"
+
+namespace difftest::reference {
+namespace {
+
+TEST(Perturbation, NeighboursAreTheAdjacentValuesOfTheDtype) {
+  // f16 has 10 fraction bits: above 1 the spacing is 2^-10, below it 2^-11.
+  EXPECT_EQ(float_neighbour(1.0, 2.0, DType::f16), 1.0 + 0x1.0p-10);
+  EXPECT_EQ(float_neighbour(1.0, 0.5, DType::f16), 1.0 - 0x1.0p-11);
+  EXPECT_EQ(float_neighbour(-1.0, -2.0, DType::f16), -1.0 - 0x1.0p-10);
+  EXPECT_EQ(float_neighbour(-1.0, 0.0, DType::f16), -1.0 + 0x1.0p-11);
+  EXPECT_EQ(float_neighbour(0.0, 1.0, DType::f16), 0x1.0p-24);  // the smallest subnormal
+  EXPECT_EQ(float_neighbour(0.0, -1.0, DType::f16), -0x1.0p-24);
+  EXPECT_EQ(float_neighbour(0x1.0p-24, 0.0, DType::f16), 0.0);
+  EXPECT_EQ(float_neighbour(1.0, 2.0, DType::bf16), 1.0 + 0x1.0p-7);
+  EXPECT_EQ(float_neighbour(1.0, 2.0, DType::f32), 1.0 + 0x1.0p-23);
+  EXPECT_EQ(float_neighbour(65504.0, 0.0, DType::f16), 65472.0);
+}
+
+TEST(Perturbation, StochasticRoundingIsUnbiasedAndOneUlpWide) {
+  Perturbation p(42);
+  const double x = 1.0 + 0x1.0p-12;  // a quarter of the way from 1 to the next f16 value
+  int up = 0;
+  constexpr int kDraws = 100000;
+  for (int i = 0; i < kDraws; ++i) {
+    const double r = p.round(x, DType::f16);
+    ASSERT_TRUE(r == 1.0 || r == 1.0 + 0x1.0p-10) << r;
+    up += r != 1.0;
+  }
+  // Binomial(100000, 1/4): its standard deviation is 137 draws.
+  EXPECT_NEAR(up, kDraws / 4, 1000);
+  EXPECT_EQ(p.round(1.5, DType::f16), 1.5);  // representable values stay
+  EXPECT_EQ(p.round(0.1, DType::f64), 0.1);
+  EXPECT_TRUE(std::isinf(p.round(INFINITY, DType::f16)));
+}
+
+TEST(Perturbation, TheSameSeedDrawsTheSameMember) {
+  Perturbation a(7), b(7), c(8);
+  bool differs = false;
+  for (int i = 0; i < 64; ++i) {
+    const double x = 1 + i * 0x1.0p-13;
+    const double ra = a.round(x, DType::f16);
+    EXPECT_EQ(ra, b.round(x, DType::f16));
+    differs = differs || ra != c.round(x, DType::f16);
+  }
+  EXPECT_TRUE(differs);
+  EXPECT_EQ(Perturbation(3).permutation(10), Perturbation(3).permutation(10));
+  std::vector<int64_t> perm = Perturbation(3).permutation(10);
+  std::sort(perm.begin(), perm.end());
+  for (int64_t i = 0; i < 10; ++i) EXPECT_EQ(perm[static_cast<size_t>(i)], i);
+}
+
+TEST(Perturbation, MembersDifferFromNativeModeByRoundingSizedAmounts) {
+  const Program p = testing::verified_program(R"(program @dot() {
+  %a: f16[4, 256] = param
+  %b: f16[256, 8] = param
+  %c: f16[4, 8] = matmul(%a, %b, acc=f32)
+  %d: f16[4, 8] = tanh(%c)
+  %s: f16[4] = sum(%a, axes=[1])
+  return %d, %s
+}
+)",
+                                              "dot.ir");
+  const auto inputs = generate_inputs(p, {}, 3);
+  const Evaluation exact = evaluate(p, {}, inputs, Mode::F64);
+  const Evaluation native = evaluate(p, {}, inputs, Mode::Native);
+  const Evaluation member = evaluate_perturbed(p, {}, inputs, 11);
+  const Evaluation again = evaluate_perturbed(p, {}, inputs, 11);
+  for (size_t o = 0; o < 2; ++o) {
+    EXPECT_TRUE(member.outputs[o].same_bytes(again.outputs[o]));
+    EXPECT_EQ(member.outputs[o].dtype(), DType::f16);
+  }
+  int differing = 0;
+  for (int64_t i = 0; i < exact.outputs[1].numel(); ++i) {
+    const double r = exact.outputs[1].get(i), m = member.outputs[1].get(i), n = native.outputs[1].get(i);
+    differing += m != n;
+    // Inputs are multiples of 1/8 below 2 in magnitude: every partial sum of 256 is exact in
+    // f16, and stochastic rounding leaves exact values alone.
+    EXPECT_EQ(m, r) << i;
+  }
+  for (int64_t i = 0; i < exact.outputs[0].numel(); ++i) {
+    const double r = exact.outputs[0].get(i), m = member.outputs[0].get(i);
+    differing += m != native.outputs[0].get(i);
+    EXPECT_LE(std::fabs(m - r), 0.01 * std::fabs(r) + 1e-3) << i;
+  }
+  EXPECT_GT(differing, 0);
+}
+
+}  // namespace
+}  // namespace difftest::reference

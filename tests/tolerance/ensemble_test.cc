@@ -1,0 +1,170 @@
+// The statistical tier: calibrated allowances, outliers, the bias check, and what stays
+// unchecked. Candidates are built here from the f64 reference by explicit edits (one element
+// scaled, every element rounded toward zero), never by the code under test.
+#include "tolerance/ensemble.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compiler/tensor/float_format.h"
+#include "reference/inputs.h"
+#include "reference/reference.h"
+#include "tests/support/ir_util.h"
+#include "tolerance/compare.h"
+
+namespace difftest::tolerance {
+namespace {
+
+struct Checked {
+  Program program;
+  sym::Env env;
+  std::map<std::string, Tensor> inputs;
+  BoundedProgram sound;
+  Calibration calibration;
+};
+
+Checked check_of(const std::string& text, const sym::Env& env = {}, BoundMode mode = BoundMode::Probabilistic) {
+  Checked c{testing::verified_program(text, "ensemble.ir"), env, {}, {}, {}};
+  c.inputs = reference::generate_inputs(c.program, env, 5);
+  Options opt;
+  opt.mode = mode;
+  c.sound = bound_program(c.program, env, c.inputs, opt);
+  c.calibration = calibrate(c.program, env, c.inputs, opt, EnsembleOptions{});
+  return c;
+}
+
+OutputComparison compare(const Checked& c, const Tensor& got, size_t output = 0) {
+  Options opt;
+  opt.mode = BoundMode::Probabilistic;
+  OutputComparison o = compare_output(*c.sound.outputs[output], got, opt);
+  compare_statistically(*c.sound.outputs[output], *c.calibration.bounds.outputs[output], c.calibration.outputs[output],
+                        got, opt, c.calibration.options, o);
+  return o;
+}
+
+// The f64 reference rounded to nearest in the output's dtype: a correct result.
+Tensor rounded_reference(const Bounded& b) { return Tensor::from_doubles(b.dtype, b.shape(), b.ref); }
+
+// A deep f16 chain: two projections with norms between them, as in a transformer layer.
+const char* kDeepF16 = R"(program @deep(n: 1..64) {
+  %x: f16[n, 128] = param
+  %w1: f16[128, 128] = param
+  %w2: f16[128, 128] = param
+  %g: f16[128] = param
+  %h: f16[n, 128] = rms_norm(%x, %g, acc=f32)
+  %a: f16[n, 128] = matmul(%h, %w1, acc=f32)
+  %s: f16[n, 128] = silu(%a)
+  %b: f16[n, 128] = matmul(%s, %w2, acc=f32)
+  %y: f16[n, 128] = rms_norm(%b, %g, acc=f32)
+  return %y
+}
+)";
+
+TEST(Ensemble, AllowancesAreFarTighterThanTheSoundBoundsOfADeepF16Chain) {
+  const Checked c = check_of(kDeepF16, {{"n", 16}});
+  const Bounded& sound = *c.sound.outputs[0];
+  const Bounded& cal = *c.calibration.bounds.outputs[0];
+  EXPECT_EQ(cal.uncertain_count(), 0u);
+  std::vector<double> ratio;
+  for (size_t i = 0; i < cal.err.size(); ++i) {
+    if (!sound.uncertain[i]) ratio.push_back(cal.err[i] / sound.err[i]);
+  }
+  ASSERT_FALSE(ratio.empty());
+  std::nth_element(ratio.begin(), ratio.begin() + static_cast<std::ptrdiff_t>(ratio.size() / 2), ratio.end());
+  EXPECT_LT(ratio[ratio.size() / 2], 0.5);
+}
+
+TEST(Ensemble, ACorrectResultIsNoOutlier) {
+  const Checked c = check_of(kDeepF16, {{"n", 16}});
+  const OutputComparison rounded = compare(c, rounded_reference(*c.sound.outputs[0]));
+  EXPECT_TRUE(rounded.passed());
+  EXPECT_EQ(rounded.outliers, 0);
+  EXPECT_FALSE(rounded.bias.biased()) << rounded.bias.describe();
+  EXPECT_EQ(rounded.checked, rounded.compared + rounded.uncertain);
+  const reference::Evaluation native = reference::evaluate(c.program, c.env, c.inputs, reference::Mode::Native);
+  const OutputComparison plain = compare(c, native.outputs[0]);
+  EXPECT_EQ(plain.outliers, 0);
+  EXPECT_FALSE(plain.bias.biased()) << plain.bias.describe();
+}
+
+TEST(Ensemble, AOnePercentChangeOfTheMedianElementIsAnOutlier) {
+  const Checked c = check_of(kDeepF16, {{"n", 16}});
+  const Bounded& ref = *c.sound.outputs[0];
+  std::vector<std::pair<double, size_t>> by_size;
+  for (size_t i = 0; i < ref.ref.size(); ++i) by_size.emplace_back(std::fabs(ref.ref[i]), i);
+  std::nth_element(by_size.begin(), by_size.begin() + static_cast<std::ptrdiff_t>(by_size.size() / 2), by_size.end());
+  const size_t median = by_size[by_size.size() / 2].second;
+  Tensor got = rounded_reference(ref);
+  got.set(static_cast<int64_t>(median), ref.ref[median] * 1.01);
+  const OutputComparison o = compare(c, got);
+  EXPECT_TRUE(o.passed()) << "the sound bound is too wide to see it: " << o.worst_ratio;
+  EXPECT_EQ(o.outliers, 1);
+  EXPECT_GT(o.worst_excess, 1);
+}
+
+TEST(Ensemble, RoundingTowardZeroIsABias) {
+  const Checked c = check_of(kDeepF16, {{"n", 64}});
+  const Bounded& ref = *c.sound.outputs[0];
+  std::vector<double> truncated(ref.ref.size());
+  for (size_t i = 0; i < truncated.size(); ++i) {
+    const double nearest = round_to_float_dtype(ref.ref[i], DType::f16);
+    // Rounded away from zero: one bit pattern down in magnitude (sign-magnitude format).
+    truncated[i] =
+        std::fabs(nearest) > std::fabs(ref.ref[i]) ? f16_value(static_cast<uint16_t>(f16_bits(nearest) - 1)) : nearest;
+  }
+  const OutputComparison o = compare(c, Tensor::from_doubles(DType::f16, ref.shape(), truncated));
+  EXPECT_EQ(o.failing, 0);
+  EXPECT_EQ(o.outliers, 0) << "each element is within one ulp";
+  EXPECT_TRUE(o.bias.biased()) << o.bias.describe();
+  EXPECT_LT(o.bias.z_toward_zero, 0);
+}
+
+TEST(Ensemble, AClipOfAnF16SumIsCheckedWhereItsSoundBoundIsBlind) {
+  // The issue's example: an f16 accumulation of 2048 terms has a sound bound in the thousands,
+  // which clip passes through; the ensemble sees that the clipped values are exact.
+  const Checked c = check_of(R"(program @clipped() {
+  %x: f16[8, 2048] = param
+  %s: f16[8] = sum(%x, axes=[1])
+  %y: f16[8] = clip(%s, min=0, max=1)
+  return %y
+}
+)");
+  const Bounded& ref = *c.sound.outputs[0];
+  std::vector<double> flipped(ref.ref.size());
+  for (size_t i = 0; i < flipped.size(); ++i) flipped[i] = 1 - ref.ref[i];
+  const OutputComparison o = compare(c, Tensor::from_doubles(DType::f16, ref.shape(), flipped));
+  EXPECT_GT(o.outliers + o.failing, 0);
+  EXPECT_EQ(compare(c, rounded_reference(ref)).outliers, 0);
+}
+
+TEST(Ensemble, F64OutputsKeepTheirSoundBoundsOnly) {
+  const Checked c = check_of(R"(program @wide() {
+  %x: f64[64] = param
+  %y: f64[64] = exp(%x)
+  return %y
+}
+)");
+  const OutputComparison o = compare(c, rounded_reference(*c.sound.outputs[0]));
+  EXPECT_TRUE(c.calibration.outputs[0].sigma.empty());
+  EXPECT_EQ(o.checked, o.compared);
+  EXPECT_EQ(o.outliers, 0);
+}
+
+TEST(Ensemble, AnOutputWithFewComparedElementsSaysSo) {
+  // argmax over ties the generated inputs make likely: its uncertain elements are not compared.
+  const Checked c = check_of(R"(program @ties() {
+  %x: f32[64, 2] = param
+  %y: f32[64, 2] = round(%x)
+  %i: i64[64] = argmax(%y, axis=1)
+  return %i
+}
+)");
+  const Bounded& ref = *c.sound.outputs[0];
+  const OutputComparison o = compare(c, ref.exact);
+  EXPECT_EQ(o.checked, o.compared);
+  EXPECT_NEAR(o.checked_share(), static_cast<double>(o.compared) / 64, 1e-12);
+}
+
+}  // namespace
+}  // namespace difftest::tolerance

@@ -1,0 +1,149 @@
+#include "tolerance/ensemble.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "reference/reference.h"
+#include "tolerance/error_model.h"
+
+namespace difftest::tolerance {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Running deviations of the members from the f64 reference, per element of one float value.
+struct Deviations {
+  std::vector<double> max_abs, sum_squares;
+};
+
+uint64_t member_seed(uint64_t seed, int member) {
+  return seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(member) * 0xd1b54a32d192ed03ULL + 0x656e73;  // "ens"
+}
+
+}  // namespace
+
+bool statistical_dtype(DType t) { return is_float(t) && t != DType::f64; }
+
+bool bias_checked_dtype(DType t) { return t == DType::f16 || t == DType::bf16; }
+
+Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
+                      const Options& opt, const EnsembleOptions& ensemble) {
+  Calibration cal;
+  cal.options = ensemble;
+  const reference::Evaluation exact = reference::evaluate(p, env, inputs, reference::Mode::F64);
+  std::unordered_map<const ValueNode*, Deviations> dev;
+  std::unordered_map<const ValueNode*, DType> dtypes;
+  for (const auto& b : p.bindings()) {
+    if (!b.is_call()) continue;
+    for (const auto& v : b.results()) {
+      if (!statistical_dtype(v.type().dtype)) continue;
+      const auto n = static_cast<size_t>(exact.values.at(v.get()).numel());
+      dev[v.get()] = Deviations{std::vector<double>(n, 0), std::vector<double>(n, 0)};
+      dtypes[v.get()] = v.type().dtype;
+    }
+  }
+  const int members = std::max(1, ensemble.members);
+  cal.outputs.resize(p.outputs().size());
+  for (int m = 0; m < members; ++m) {
+    const reference::Evaluation ev = m == 0
+                                         ? reference::evaluate(p, env, inputs, reference::Mode::Native)
+                                         : reference::evaluate_perturbed(p, env, inputs, member_seed(ensemble.seed, m));
+    for (auto& [value, d] : dev) {
+      const Tensor& x = ev.values.at(value);
+      const Tensor& r = exact.values.at(value);
+      for (size_t i = 0; i < d.max_abs.size(); ++i) {
+        const double e = x.get(static_cast<int64_t>(i)) - r.get(static_cast<int64_t>(i));
+        const double a = std::isfinite(e) ? std::fabs(e) : kInf;
+        d.max_abs[i] = std::max(d.max_abs[i], a);
+        d.sum_squares[i] += a * a;
+      }
+    }
+    for (size_t o = 0; o < p.outputs().size(); ++o) {
+      const Tensor& x = ev.outputs[o];
+      const Tensor& r = exact.outputs[o];
+      std::vector<double> d;
+      if (statistical_dtype(p.outputs()[o].type().dtype)) {
+        d.resize(static_cast<size_t>(r.numel()));
+        for (size_t i = 0; i < d.size(); ++i) d[i] = x.get(static_cast<int64_t>(i)) - r.get(static_cast<int64_t>(i));
+      }
+      cal.outputs[o].deviation.push_back(std::move(d));
+    }
+  }
+  ObservedErrors observed;
+  std::unordered_map<const ValueNode*, std::vector<double>> sigmas;
+  for (const auto& [value, d] : dev) {
+    const Tensor& r = exact.values.at(value);
+    std::vector<double> allowance(d.max_abs.size()), sigma(d.max_abs.size());
+    for (size_t i = 0; i < allowance.size(); ++i) {
+      const double rms = std::sqrt(d.sum_squares[i] / members);
+      sigma[i] = std::max(rms, rounding_error(r.get(static_cast<int64_t>(i)), dtypes.at(value)));
+      allowance[i] = d.max_abs[i] + ensemble.margin * sigma[i];
+    }
+    observed[value] = std::move(allowance);
+    sigmas[value] = std::move(sigma);
+  }
+  cal.bounds = bound_program(p, env, inputs, opt, &observed);
+  for (size_t o = 0; o < p.outputs().size(); ++o) {
+    auto it = sigmas.find(p.outputs()[o].get());
+    if (it != sigmas.end()) {
+      cal.outputs[o].sigma = it->second;
+    } else if (statistical_dtype(p.outputs()[o].type().dtype)) {  // a param or constant returned as is: exact
+      const Tensor& r = exact.outputs[o];
+      cal.outputs[o].sigma.resize(static_cast<size_t>(r.numel()));
+      for (size_t i = 0; i < cal.outputs[o].sigma.size(); ++i) {
+        cal.outputs[o].sigma[i] = rounding_error(r.get(static_cast<int64_t>(i)), p.outputs()[o].type().dtype);
+      }
+    }
+  }
+  return cal;
+}
+
+bool BiasCheck::biased() const {
+  return elements > 0 && (std::fabs(z_signed) > limit || std::fabs(z_toward_zero) > limit);
+}
+
+std::string BiasCheck::describe() const {
+  const bool toward_zero = std::fabs(z_toward_zero) > std::fabs(z_signed);
+  return fmt::format("{} error over {} elements: z = {:.3g} (limit {:.3g}; the members' |z| reach {:.3g})",
+                     toward_zero ? (z_toward_zero < 0 ? "bias toward zero" : "bias away from zero")
+                                 : (z_signed < 0 ? "negative mean" : "positive mean"),
+                     elements, toward_zero ? z_toward_zero : z_signed, limit, null_spread);
+}
+
+BiasCheck bias_check(const Bounded& calibrated, const OutputSpread& spread, const std::vector<uint8_t>& compared,
+                     const std::vector<double>& got, double margin) {
+  BiasCheck c;
+  if (!bias_checked_dtype(calibrated.dtype)) return c;
+  const size_t members = spread.deviation.size();
+  std::vector<double> member_signed(members, 0), member_toward(members, 0);
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double s = spread.sigma.empty() ? 0 : spread.sigma[i];
+    if (!compared[i] || !(s > 0) || !std::isfinite(s)) continue;
+    const double sign = calibrated.ref[i] > 0 ? 1 : (calibrated.ref[i] < 0 ? -1 : 0);
+    const double z = (got[i] - calibrated.ref[i]) / s;
+    if (!std::isfinite(z)) continue;
+    ++c.elements;
+    c.z_signed += z;
+    c.z_toward_zero += sign * z;
+    for (size_t m = 0; m < members; ++m) {
+      const double zm = spread.deviation[m][i] / s;
+      member_signed[m] += zm;
+      member_toward[m] += sign * zm;
+    }
+  }
+  if (c.elements == 0) return c;
+  const double root = std::sqrt(static_cast<double>(c.elements));
+  c.z_signed /= root;
+  c.z_toward_zero /= root;
+  for (size_t m = 0; m < members; ++m) {
+    c.null_spread = std::max({c.null_spread, std::fabs(member_signed[m]) / root, std::fabs(member_toward[m]) / root});
+  }
+  c.limit = margin * c.null_spread;
+  return c;
+}
+
+}  // namespace difftest::tolerance

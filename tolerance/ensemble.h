@@ -1,0 +1,79 @@
+// The statistical tier: allowances observed from an ensemble of legitimate results.
+//
+// The sound bounds (bounds.h) hold for every correct implementation, but through deep f16
+// chains they compound until they no longer look. The ensemble instead observes the spread of
+// legitimate results: the reference in the program's own precision, once as native mode
+// computes it (sequential sums, round to nearest) and `members - 1` times perturbed
+// (reference/perturbation.h: stochastic rounding, random summation orders). For every float
+// element of every value, with r the f64 reference and d_m = x_m - r the members' deviations:
+//
+//   allowance = max_m |d_m| + margin * sigma,   sigma = max(rms_m d_m, rounding of r to its dtype)
+//
+// The calibrated bounds are the rules rerun with every value's allowance in place of its
+// derived bound, so an element is uncertain only where a realistic error reaches a decision
+// boundary (a comparison, a cast to an integer, a quantization code). See docs/tolerance.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "tolerance/bounds.h"
+
+namespace difftest::tolerance {
+
+struct EnsembleOptions {
+  int members = 8;         // member 0 is plain native mode; the others are perturbed
+  uint64_t seed = 0;       // the perturbed members' draws
+  double margin = 8;       // sigmas beyond the largest observed deviation
+  double bias_margin = 8;  // the bias check's threshold, in units of its null spread
+};
+
+// Whether the statistical tier covers values of dtype `t`: f32, f16 and bf16. An f64 value's
+// legitimate results differ in their last bits by how each implementation evaluates its
+// functions in f64 (the reference's own f64 evaluation is one of them, not the exact value),
+// which no ensemble in f64 observes; f64 values keep their sound bounds, which are tight.
+bool statistical_dtype(DType t);
+
+// What the ensemble showed for one output, beside its calibrated bounds.
+struct OutputSpread {
+  std::vector<double> sigma;                   // per element (inf where a member was not finite); empty
+                                               // for an output the tier does not cover
+  std::vector<std::vector<double>> deviation;  // per member, per element: x_m - r
+};
+
+struct Calibration {
+  EnsembleOptions options;
+  BoundedProgram bounds;              // err = the allowance; uncertain as the calibrated rules say
+  std::vector<OutputSpread> outputs;  // in the program's order
+};
+
+// Runs the ensemble and the calibrated rules. `opt` is the rules' options (as for the sound
+// bounds); a program whose f64 reference is not finite comes back `bounds.invalid`.
+Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
+                      const Options& opt, const EnsembleOptions& ensemble);
+
+// The bias check covers f16 and bf16 outputs: their roundings are coarse next to the f32
+// arithmetic beneath, so a biased rounding mode shows, while an f32 result may carry the small
+// systematic error of its libm functions (within their budget) legitimately.
+bool bias_checked_dtype(DType t);
+
+// The bias check over the elements of one output: z_i = (got_i - r_i) / sigma_i summed over the
+// n compared elements, Z = sum z_i / sqrt(n), in two forms — signed (a result shifted one way)
+// and toward zero (sign(r) z_i: a truncating rounding). The null spread of Z is what the
+// members show (they share the correlations of the program's errors), at least 1.
+struct BiasCheck {
+  int64_t elements = 0;
+  double z_signed = 0, z_toward_zero = 0;  // the candidate's statistics (toward zero: negative)
+  double null_spread = 1;                  // max over members of |Z_m| (both forms), at least 1
+  double limit = 0;                        // bias_margin * null_spread
+  bool biased() const;
+  std::string describe() const;  // "mean signed error ... z = -12.3 (limit 8.0, members' spread 1.2)"
+};
+// `compared[i]` says which elements count.
+BiasCheck bias_check(const Bounded& calibrated, const OutputSpread& spread, const std::vector<uint8_t>& compared,
+                     const std::vector<double>& got, double margin);
+
+}  // namespace difftest::tolerance
