@@ -177,6 +177,7 @@ nlohmann::json campaign_identity(const CampaignOptions& o) {
           {"faults", o.faults},
           {"shard", fmt::format("{}/{}", o.shard.index, o.shard.count)},
           {"random_bindings", o.check.random_bindings},
+          {"ensemble_members", o.check.ensemble.members},
           {"weights", weights},
           {"max_ops", o.generator.max_ops},
           {"template_percent", o.generator.template_percent}};

@@ -23,7 +23,8 @@ double median(std::vector<double> v) {
 }
 
 bool is_compiler_failure(const std::string& kind) {
-  return kind != "ok" && kind != "invalid_program" && kind != "harness_error";
+  const std::optional<VerdictKind> k = verdict_kind_from_name(kind);  // harness_error is none
+  return k.has_value() && is_failure(*k);
 }
 
 std::string pass_of(const std::string& fault) {

@@ -24,6 +24,6 @@ struct PipelineRun {
 
 PipelineRun run_pipeline(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& env,
                          const std::map<std::string, Tensor>& inputs, const tolerance::BoundedProgram& bounds,
-                         const tolerance::Options& options);
+                         const tolerance::Options& options, const tolerance::Calibration* calibration = nullptr);
 
 }  // namespace difftest::oracle

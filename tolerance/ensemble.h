@@ -28,7 +28,7 @@ struct EnsembleOptions {
   int members = 8;         // member 0 is plain native mode; the others are perturbed
   uint64_t seed = 0;       // the perturbed members' draws
   double margin = 8;       // sigmas beyond the largest observed deviation
-  double bias_margin = 8;  // the bias check's threshold, in units of its null spread
+  double bias_margin = 6;  // the bias check's threshold, in units of its null spread
 };
 
 // Whether the statistical tier covers values of dtype `t`: f32, f16 and bf16. An f64 value's

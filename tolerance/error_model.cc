@@ -88,7 +88,8 @@ double smallest_normal(DType t) {
   }
 }
 
-ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DType out, double alpha) {
+ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DType out, double alpha, double lo,
+                        double hi) {
   ScalarBound b;
   const double u = unit_roundoff(out);
   if (op == "exp") {
@@ -120,12 +121,17 @@ ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DT
     b.uncertain = std::floor(a - ea) != std::floor(a + ea);
   } else if (op == "round") {
     b.uncertain = std::nearbyint(a - ea) != std::nearbyint(a + ea);
-  } else if (op == "neg" || op == "abs" || op == "relu") {
+  } else if (op == "neg" || op == "abs") {
     b.err = ea;
+  } else if (op == "relu") {  // monotone: the operand's interval maps onto an interval, 0 below zero
+    b.err = endpoint_spread([](double x) { return std::max(x, 0.0); }, a, ea, r);
   } else if (op == "leaky_relu") {
     b.err = std::max(1.0, std::fabs(alpha)) * ea + 2 * rounding_error(r, out);
   } else if (op == "clip") {
-    b.err = ea + rounding_error(r, out);  // the bounds themselves are rounded to the dtype
+    // Monotone: the operand's interval clipped, never wider than [lo, hi]; the limits
+    // themselves are rounded to the dtype (one rounding of r, which lies between them).
+    b.err = endpoint_spread([lo, hi](double x) { return std::min(std::max(x, lo), hi); }, a, ea, r) +
+            rounding_error(r, out);
   } else {
     DT_CHECK(false, fmt::format("no unary error rule for '{}'", op));
   }
@@ -158,7 +164,9 @@ ScalarBound binary_bound(const std::string& op, double a, double ea, double b, d
       s.err = spread + libm(r, out);
     }
   } else if (op == "maximum" || op == "minimum") {
-    s.err = std::max(ea, eb);
+    // Monotone in both operands: the extremes are at the corners where both move together.
+    const auto f = [&op](double x, double y) { return op == "maximum" ? std::max(x, y) : std::min(x, y); };
+    s.err = std::max(std::fabs(f(a - ea, b - eb) - r), std::fabs(f(a + ea, b + eb) - r));
   } else if (op == "atan2") {
     const double e = ea + eb, rho = std::hypot(a, b);
     s.uncertain = e > 0 && (rho <= 2 * e || (b < 0 && std::fabs(a) <= ea));

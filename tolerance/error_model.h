@@ -11,6 +11,7 @@
 // or (1 + u)^ceil(log2 K) - 1 for implementations declared pairwise.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -52,7 +53,9 @@ struct ScalarBound {
 
 // Unary float ops (exp ... round, neg, abs, relu, leaky_relu, clip): `a` is the exact operand,
 // `ea` its bound, `r` the exact result, `out` the result dtype.
-ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DType out, double alpha = 0);
+// `alpha` is leaky_relu's slope, `lo` and `hi` clip's limits.
+ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DType out, double alpha = 0,
+                        double lo = -INFINITY, double hi = INFINITY);
 
 // Binary float ops (add sub mul div pow maximum minimum floor_divide floor_mod atan2).
 ScalarBound binary_bound(const std::string& op, double a, double ea, double b, double eb, double r, DType out);

@@ -59,6 +59,9 @@ void add_check_flags(CLI::App* app, CheckFlags& f, bool with_save) {
   app->add_option("--inject", f.inject, "turn on a test fault (see list-faults); repeatable");
   app->add_option("--random-bindings", f.random_bindings, "random dim bindings on top of the standard ones (default 2)")
       ->check(CLI::Range(0, 64));
+  app->add_option("--members", f.members,
+                  "size of the statistical tier's ensemble (default 8; 0: the sound bounds only, no outliers)")
+      ->check(CLI::Range(0, 64));
   if (with_save) {
     app->add_flag("--json", f.json, "print the verdict as JSON");
     app->add_option("--save", f.save_dir, "write program.ir, the inputs (.npy) and verdict.json to DIR");
@@ -121,6 +124,7 @@ difftest::oracle::CheckOptions check_options(const CheckFlags& f) {
   options.limits.cpu_seconds = f.timeout;
   options.tolerance = f.tolerance;
   options.random_bindings = f.random_bindings;
+  options.ensemble.members = f.members;
   for (const auto& name : f.inject) difftest::faults::enable(name);
   return options;
 }

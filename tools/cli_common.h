@@ -25,6 +25,7 @@ struct CheckFlags {
   std::vector<std::string> inject;
   double timeout = 10;
   int random_bindings = 2;
+  int members = difftest::tolerance::EnsembleOptions{}.members;
   bool json = false;
   difftest::tolerance::Options tolerance = difftest::oracle::CheckOptions{}.tolerance;
   CLI::App* app = nullptr;  // where the flags were added: to ask which were given

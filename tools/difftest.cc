@@ -317,9 +317,9 @@ int run_list_passes() {
   return kOk;
 }
 
-// One binding: compile, run, compare, print. Returns whether every output agreed.
-bool run_one_binding(const difftest::Program& p, const difftest::pipeline::Pipeline& pipe, const difftest::sym::Env& env,
-                     const EvalFlags& f) {
+// One binding: compile, run, compare, print. Returns the verdict: ok, mismatch or outlier.
+std::string run_one_binding(const difftest::Program& p, const difftest::pipeline::Pipeline& pipe,
+                            const difftest::sym::Env& env, const EvalFlags& f) {
   namespace ref = difftest::reference;
   namespace tol = difftest::tolerance;
   tol::require_bounding_memory(p, env);
@@ -330,14 +330,21 @@ bool run_one_binding(const difftest::Program& p, const difftest::pipeline::Pipel
     throw difftest::UserError(difftest::ErrorKind::Evaluation, fmt::format("the program is invalid under {}: {}",
                                                                            ref::binding_str(env), bp.invalid_reason));
   }
-  const auto r = difftest::oracle::run_pipeline(p, pipe, env, inputs, bp, opt);
+  std::optional<tol::Calibration> cal;
+  if (f.members > 0) cal = tol::calibrate(p, env, inputs, opt, ensemble_options(f));
+  const auto r = difftest::oracle::run_pipeline(p, pipe, env, inputs, bp, opt, cal ? &*cal : nullptr);
   fmt::print("@{} under {} at {} ({} kernels, compile {:.1f} ms, run {:.1f} ms; {} bounds)\n", p.name(),
              ref::binding_str(env), pipe.name, r.kernels, r.compile_ms, r.run_ms, tol::bound_mode_name(opt.mode));
   for (const auto& o : r.comparison.outputs) {
-    fmt::print("out {} {}: {} {} compared={} uncertain={} failing={} worst ratio={:.3g} at [{}] got={:.9g} want={:.9g} "
-               "bound={:.3g}\n",
-               o.index, o.name, ref::summarize(r.outputs[o.index], o.dtype), o.passed() ? "ok" : "MISMATCH", o.compared,
-               o.uncertain, o.failing, o.worst_ratio, fmt::join(o.worst_index, ", "), o.got, o.want, o.bound);
+    fmt::print(
+        "out {} {}: {} {} compared={} uncertain={} failing={} worst ratio={:.3g} at [{}] got={:.9g} want={:.9g} "
+        "bound={:.3g}\n",
+        o.index, o.name, ref::summarize(r.outputs[o.index], o.dtype),
+        !o.passed()       ? "MISMATCH"
+        : o.has_outlier() ? "OUTLIER"
+                          : "ok",
+        o.compared, o.uncertain, o.failing, o.worst_ratio, fmt::join(o.worst_index, ", "), o.got, o.want, o.bound);
+    if (o.calibrated) fmt::print("  {}\n", tol::statistical_summary(o));
   }
   if (!f.dump_dir.empty()) {
     ref::dump_tensors(f.dump_dir, inputs, r.outputs,
@@ -345,7 +352,7 @@ bool run_one_binding(const difftest::Program& p, const difftest::pipeline::Pipel
                                   pipe.name, ref::binding_str(env), f.seed));
     fmt::print("wrote {} inputs and {} outputs to {}\n", inputs.size(), r.outputs.size(), f.dump_dir);
   }
-  return r.comparison.passed();
+  return !r.comparison.passed() ? "mismatch" : r.comparison.has_outlier() ? "outlier" : "ok";
 }
 
 struct RunFlags {
@@ -372,9 +379,10 @@ int run_run(const RunFlags& rf) {
   }
   const difftest::pipeline::Pipeline pipe =
       options.custom.empty() ? difftest::pipeline::find_pipeline(options.pipelines.front()) : options.custom.front();
-  const bool ok = run_one_binding(p, pipe, ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), nullptr), f);
-  fmt::print("verdict: {}\n", ok ? "ok" : "mismatch");
-  return ok ? kOk : kFailure;
+  const std::string verdict =
+      run_one_binding(p, pipe, ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), nullptr), f);
+  fmt::print("verdict: {}\n", verdict);
+  return verdict == "ok" ? kOk : kFailure;
 }
 
 int run_list_ops(bool markdown) {
@@ -496,6 +504,7 @@ int main(int argc, char** argv) {
   run->add_option("--bound-mode", rf.eval.bound_mode, "probabilistic (default), deterministic or pairwise");
   run->add_option("--lambda", rf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)")
       ->check(positive_finite());
+  run->callback([&] { rf.eval.members = rf.check.members; });  // --members serves --bind too
 
   auto* reduce = app.add_subcommand("reduce", "shrink a failing program to a minimal reproducer and write a report");
   ReduceFlags rdf;

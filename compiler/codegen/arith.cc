@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 
 namespace difftest::codegen {
@@ -74,7 +75,10 @@ llvm::Value* Arith::round_bf16(llvm::Value* v) {
   llvm::Value* bits = b_.CreateBitCast(v, shaped(b_.getInt32Ty(), v));
   llvm::Type* ty = bits->getType();
   llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), 1);
-  llvm::Value* r = b_.CreateAnd(b_.CreateAdd(b_.CreateAdd(bits, splat_int(ty, 0x7FFF)), lsb), splat_int(ty, 0xFFFF0000u));
+  llvm::Value* r =
+      faults::enabled("bf16-round-truncates")
+          ? b_.CreateAnd(bits, splat_int(ty, 0xFFFF0000u))
+          : b_.CreateAnd(b_.CreateAdd(b_.CreateAdd(bits, splat_int(ty, 0x7FFF)), lsb), splat_int(ty, 0xFFFF0000u));
   llvm::Value* nan = b_.CreateFCmpUNO(v, v);
   return b_.CreateBitCast(b_.CreateSelect(nan, splat_int(ty, 0x7FC00000), r), v->getType());
 }

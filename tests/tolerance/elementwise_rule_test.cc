@@ -213,7 +213,8 @@ Tally run_unary(const UnaryCase& c, DType out, uint64_t seed) {
   for (int n = 0; n < kOperandsPerCase; ++n) {
     const UnarySample s = c.sample(g, out);
     const double r = c.f(s.x, s);
-    const ScalarBound b = unary_bound(c.op, s.x, s.e, r, out, s.alpha);
+    const ScalarBound b = c.op == "clip" ? unary_bound(c.op, s.x, s.e, r, out, 0, s.lo, s.hi)
+                                         : unary_bound(c.op, s.x, s.e, r, out, s.alpha);
     ++t.operands;
     const std::string where = fmt::format("{}({:.17g}) +- {:.6g}", c.name, s.x, s.e);
     if (b.uncertain) {

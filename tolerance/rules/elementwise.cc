@@ -14,10 +14,12 @@ void unary(RuleContext& c) {
   Bounded& out = c.out[0];
   const std::string& op = c.binding.op().name;
   const double alpha = op == "leaky_relu" ? c.attrs().get_float("alpha") : 0.0;
+  const double lo = op == "clip" ? c.attrs().get_float("min") : -INFINITY;
+  const double hi = op == "clip" ? c.attrs().get_float("max") : INFINITY;
   for (size_t i = 0; i < out.ref.size(); ++i) {
     out.uncertain[i] = a.uncertain[i];
     if (!is_float(out.dtype)) continue;
-    const ScalarBound s = unary_bound(op, a.ref[i], a.err[i], out.ref[i], out.dtype, alpha);
+    const ScalarBound s = unary_bound(op, a.ref[i], a.err[i], out.ref[i], out.dtype, alpha, lo, hi);
     out.err[i] = s.err;
     out.uncertain[i] = out.uncertain[i] || s.uncertain;
   }
