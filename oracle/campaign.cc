@@ -89,8 +89,13 @@ nlohmann::json check_seed(uint64_t seed, const CampaignOptions& o) {
     rec["verdict"] = verdict_kind_name(v.overall());
     rec["times"] = v.times.to_json();
     double worst = 0;
-    for (const auto& var : v.variants) worst = std::max(worst, var.worst_ratio);
+    double excess = 0;
+    for (const auto& var : v.variants) {
+      worst = std::max(worst, var.worst_ratio);
+      excess = std::max(excess, var.worst_excess);
+    }
     rec["worst_ratio"] = worst;
+    rec["worst_excess"] = excess;
     if (const int refuted = v.refuted_timeouts()) rec["refuted_timeouts"] = refuted;
     bool attributable = true;
     if (const VariantVerdict* f = attributed_failure(p, v, o, attributable)) {

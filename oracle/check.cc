@@ -111,6 +111,7 @@ void compare_case(const Program& p, const Case& c, const std::vector<Tensor>& go
       tolerance::compare_outputs(p, c.bounds, got, options.tolerance, c.calibration ? &*c.calibration : nullptr);
   v.stage = "compare";
   v.worst_ratio = cmp.worst_ratio();
+  for (const auto& o : cmp.outputs) v.worst_excess = std::max(v.worst_excess, o.worst_excess);
   for (const auto& o : cmp.outputs) {
     if (o.passed()) continue;
     if (v.kind == VerdictKind::Ok || o.worst_ratio > v.worst_ratio) {

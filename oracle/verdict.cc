@@ -100,6 +100,7 @@ nlohmann::json VariantVerdict::to_json() const {
   if (!against.empty()) j["against"] = against;
   if (is_output_finding(kind) || kind == VerdictKind::Ok || kind == VerdictKind::Unchecked) {
     j["worst_ratio"] = worst_ratio;
+    j["worst_excess"] = worst_excess;
   }
   if (is_output_finding(kind)) {
     j["output"] = output;

@@ -66,6 +66,9 @@ struct VariantVerdict {
   std::string output_op;  // the op that produced the worst output (the mismatch's signature)
   std::vector<int64_t> index;
   double got = 0, want = 0, bound = 0, worst_ratio = 0;
+  // The statistical tier: max |got - ref| / allowance over the statistically compared elements
+  // (1 is the edge of the allowance; the headroom a clean run leaves).
+  double worst_excess = 0;
   double compile_ms = 0, run_ms = 0;
   double cpu_ms = 0;  // CPU time of the child that compiled and ran it (all bindings), as the kernel counts it
   // Set when a try timed out: that try and its rerun with a larger budget. A timeout is the

@@ -13,7 +13,7 @@
 
 namespace difftest::reference {
 
-// Rounds to a dtype in Native mode (stochastically in a perturbed evaluation); the identity in
+// Rounds to a dtype in Native mode (randomly in a perturbed evaluation); the identity in
 // F64 mode (and for non-float dtypes).
 struct Rounder {
   DType dtype = DType::f64;
@@ -49,7 +49,7 @@ struct KernelContext {
   int64_t eval(const sym::Expr& e) const;
 
   // A result tensor of the declared dtype (stored per the mode) from doubles / integers. The
-  // storage rounds to nearest; a perturbed evaluation rounds stochastically first.
+  // storage rounds to nearest; a perturbed evaluation rounds randomly first.
   Tensor floats(size_t result, std::vector<int64_t> shape, const std::vector<double>& v) const;
   Tensor ints(size_t result, std::vector<int64_t> shape, const std::vector<int64_t>& v) const {
     return Tensor::from_ints(declared(result), std::move(shape), v);

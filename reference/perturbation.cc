@@ -49,10 +49,8 @@ double Perturbation::round(double x, DType t) {
   if (nearest == x || !std::isfinite(nearest)) return nearest;
   const double other = float_neighbour(nearest, x, t);
   if (!std::isfinite(other)) return nearest;
-  // Unbiased: the far neighbour with probability |x - nearest| / |other - nearest| (< 1/2 + ties).
-  const double p = std::fabs(x - nearest) / std::fabs(other - nearest);
   const double draw = static_cast<double>(next() >> 11) * 0x1.0p-53;
-  return draw < p ? other : nearest;
+  return draw < 0.5 ? other : nearest;
 }
 
 double Perturbation::function_error(double x, DType t, double magnitude) {

@@ -5,9 +5,12 @@
 // its own sequence of operations. Native mode computes one member of that family (sequential
 // sums, round to nearest after every operation). A Perturbation draws others, as Monte Carlo
 // arithmetic does for numerical codes (CADNA, Verificarlo):
-//   - every rounding of a float result (an op's result, and every step inside a kernel) is a
-//     stochastic rounding: to the upper neighbour with probability equal to the distance from
-//     the lower one in ulps, so it is unbiased and never more than one ulp away;
+//   - every inexact rounding of a float result (an op's result, and every step inside a
+//     kernel) goes to either neighbour with probability 1/2 (CADNA's random rounding). A
+//     correct implementation may land on the far neighbour of any value, wherever the exact
+//     value lies between them (a different order before it moves that value); a rounding
+//     weighted by the distance (stochastic rounding) would rarely sample that, and a
+//     cancellation downstream (x + y with x near -y) turns that one ulp into many of the result;
 //   - matrix products and attention's inner products sum in a random order (a random
 //     permutation of the reduced index) before the accumulator's rounding;
 //   - a libm-grade function's result (exp, log, tanh, erf, sin, ...: not correctly rounded in
@@ -28,7 +31,8 @@ class Perturbation {
  public:
   explicit Perturbation(uint64_t seed) : state_(seed) {}
 
-  // `x` rounded to the float dtype `t` stochastically (f64: x itself; NaN and inf unchanged).
+  // `x` rounded to the float dtype `t`, to either neighbour with probability 1/2 (f64: x
+  // itself; representable values, NaN and inf unchanged).
   double round(double x, DType t);
   // `x`, a libm-grade function's exact value, with a random error within the budget of a result
   // of dtype `t` (f64: x itself), before its rounding: relative to max(|x|, magnitude), where

@@ -57,7 +57,7 @@ void require_evaluation_memory(const Program& p, const sym::Env& env, Mode m, in
 Evaluation evaluate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs, Mode mode);
 
 // One member of the ensemble of legitimate native results (reference/perturbation.h): Native
-// mode with stochastic rounding and random summation orders drawn from `member_seed`.
+// mode with random rounding and random summation orders drawn from `member_seed`.
 Evaluation evaluate_perturbed(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
                               uint64_t member_seed);
 

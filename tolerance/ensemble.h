@@ -4,7 +4,7 @@
 // chains they compound until they no longer look. The ensemble instead observes the spread of
 // legitimate results: the reference in the program's own precision, once as native mode
 // computes it (sequential sums, round to nearest) and `members - 1` times perturbed
-// (reference/perturbation.h: stochastic rounding, random summation orders). For every float
+// (reference/perturbation.h: random rounding, random summation orders). For every float
 // element of every value, with r the f64 reference and d_m = x_m - r the members' deviations:
 //
 //   allowance = max_m |d_m| + margin * sigma,   sigma = max(rms_m d_m, rounding of r to its dtype)

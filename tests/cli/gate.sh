@@ -78,6 +78,28 @@ grep -q "output of mul" "$tmp/base.json" || fail "the baseline lacks the signatu
 [ $? -eq 0 ] || fail "a baselined signature failed the gate"
 grep -q "^known" "$tmp/out" || fail "the baselined failure is not reported as known"
 
+# An outlier (inside the sound bounds, biased) is noted without failing, unless --fail-on outlier.
+mkdir "$tmp/bf16"
+cat > "$tmp/bf16/projection.ir" <<'IR'
+# expect: ok
+program @projection(n: 1..8) {
+  %a: bf16[n, 64] = param
+  %w: bf16[64, 512] = param
+  %y: bf16[n, 512] = matmul(%a, %w, acc=f32)
+  return %y
+}
+IR
+bf16=(--corpus "$tmp/bf16" --opt O0 --orders 0 --random-bindings 0 --timeout 60 --out "$tmp/g" --inject bf16-round-truncates)
+"$difftest" gate "${bf16[@]}" --json "$tmp/noted.json" > "$tmp/out" 2>&1
+[ $? -eq 0 ] || fail "an outlier failed the gate without --fail-on outlier"
+grep -q "noted: outlier|O0|compare|output of matmul" "$tmp/out" || fail "the outlier is not noted"
+grep -q '"noted"' "$tmp/noted.json" || fail "the JSON has no noted outliers"
+"$difftest" gate "${bf16[@]}" --fail-on outlier > "$tmp/out" 2>&1
+[ $? -eq 1 ] || fail "an outlier passed the gate with --fail-on outlier"
+grep -q "new:   outlier|O0|compare|output of matmul" "$tmp/out" || fail "the outlier is not a new signature"
+"$difftest" gate "${bf16[@]}" --fail-on mismatch > "$tmp/out" 2>&1
+[ $? -eq 2 ] || fail "--fail-on with an unknown kind was not refused"
+
 printf '{\n  "signatures": [\n    oops\n' > "$tmp/broken.json"
 "$difftest" gate "${quick[@]}" --baseline "$tmp/broken.json" > "$tmp/out" 2>&1
 [ $? -eq 2 ] || fail "a malformed baseline was not refused with exit 2"
