@@ -61,6 +61,14 @@ double Perturbation::function_error(double x, DType t, double magnitude) {
   return x + (2 * draw - 1) * kBudget * std::max(std::fabs(x), magnitude);
 }
 
+double Perturbation::jitter(double x, DType t) {
+  if (t == DType::f64 || !std::isfinite(x)) return x;
+  const uint64_t draw = next() & 3;
+  if (draw < 2) return x;
+  const double neighbour = float_neighbour(x, draw == 2 ? INFINITY : -INFINITY, t);
+  return std::isfinite(neighbour) ? neighbour : x;
+}
+
 std::vector<int64_t> Perturbation::permutation(int64_t n) {
   std::vector<int64_t> p(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) p[static_cast<size_t>(i)] = i;

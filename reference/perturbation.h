@@ -38,6 +38,10 @@ class Perturbation {
   // of dtype `t` (f64: x itself), before its rounding: relative to max(|x|, magnitude), where
   // `magnitude` is the size of the terms a composite function cancels (gelu's |operand|).
   double function_error(double x, DType t, double magnitude = 0);
+  // `x`, a value of dtype `t` that some computation rounded to nearest, or one of its two
+  // neighbours (each with probability 1/4): the last rounding of that computation done the
+  // other way, which a result already in its dtype (an f32 sgemm's) cannot show otherwise.
+  double jitter(double x, DType t);
   // A uniformly random permutation of 0..n-1.
   std::vector<int64_t> permutation(int64_t n);
 

@@ -57,7 +57,9 @@ void gemm(const KernelContext& c, DType acc, bool ta, bool tb, int64_t m, int64_
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, fa.data(), K, fb.data(), N, 0.0f, fc.data(),
                   N);
     }
-    for (size_t i = 0; i < fc.size(); ++i) out[i] = fc[i];
+    for (size_t i = 0; i < fc.size(); ++i) {
+      out[i] = c.perturbation != nullptr ? c.perturbation->jitter(fc[i], DType::f32) : fc[i];
+    }
     return;
   }
   const Rounder rd = c.rounder(acc);
