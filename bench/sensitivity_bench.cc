@@ -68,7 +68,7 @@ Case make_case(const std::string& label, const Program& p, const sym::Env& env, 
   c.sound = tolerance::bound_program(p, env, c.inputs, c.options);
   tolerance::EnsembleOptions e;
   e.members = members;
-  if (!c.sound.invalid && members > 0) c.calibration = tolerance::calibrate(p, env, c.inputs, c.options, e);
+  if (!c.sound.invalid && members > 0) c.calibration = tolerance::calibrate(p, env, c.inputs, c.sound, c.options, e);
   if (!c.sound.invalid) c.native = reference::evaluate(p, env, c.inputs, reference::Mode::Native).outputs;
   return c;
 }
@@ -78,34 +78,31 @@ bool covered(const Case& c, size_t o) {
   return tolerance::statistical_dtype(t) && !c.sound.invalid;
 }
 
+// `got` compared for output `o` by the sound tier, and by the statistical tier when calibrated.
+tolerance::OutputComparison compare(const Case& c, size_t o, const Tensor& got) {
+  tolerance::OutputComparison r = tolerance::compare_output(*c.sound.outputs[o], got, c.options);
+  if (!c.calibration.bounds.outputs.empty()) {
+    tolerance::compare_statistically(*c.sound.outputs[o], *c.calibration.bounds.outputs[o], c.calibration.outputs[o],
+                                     got, c.options, c.calibration.options, r);
+  }
+  return r;
+}
+
 struct Detection {
   bool sound = false, either = false;
 };
 
 // Whether `got` is caught for output `o`: by the sound tier, and by either tier.
 Detection detect(const Case& c, size_t o, const Tensor& got) {
-  tolerance::OutputComparison r = tolerance::compare_output(*c.sound.outputs[o], got, c.options);
-  Detection d;
-  d.sound = !r.passed();
-  if (!c.calibration.bounds.outputs.empty()) {
-    tolerance::compare_statistically(*c.sound.outputs[o], *c.calibration.bounds.outputs[o], c.calibration.outputs[o],
-                                     got, c.options, c.calibration.options, r);
-  }
-  d.either = d.sound || r.has_outlier();
-  return d;
+  const tolerance::OutputComparison r = compare(c, o, got);
+  return {!r.passed(), !r.passed() || r.has_outlier()};
 }
 
 // Shares of the elements of output `o` that the sound tier and either tier compare.
 std::pair<double, double> shares(const Case& c, size_t o) {
-  const tolerance::Bounded& s = *c.sound.outputs[o];
-  const tolerance::Bounded* cal = c.calibration.bounds.outputs.empty() ? nullptr : c.calibration.bounds.outputs[o];
-  int64_t sound = 0, either = 0;
-  for (size_t i = 0; i < s.uncertain.size(); ++i) {
-    sound += !s.uncertain[i];
-    either += !s.uncertain[i] || (cal && !cal->uncertain[i] && std::isfinite(cal->err[i]));
-  }
-  const auto n = static_cast<double>(std::max<int64_t>(1, s.numel()));
-  return {static_cast<double>(sound) / n, static_cast<double>(either) / n};
+  const tolerance::OutputComparison r = compare(c, o, c.native[o]);
+  const auto n = static_cast<double>(std::max<int64_t>(1, r.compared + r.uncertain));
+  return {static_cast<double>(r.compared) / n, r.checked_share()};
 }
 
 constexpr double kDeltas[] = {1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1, 3, 10};
@@ -125,7 +122,7 @@ std::pair<double, double> smallest_change(const Case& c, size_t o, size_t i) {
   return {sound, either};
 }
 
-// The checked element of median |ref| and of max |ref| (nonzero), by flat index.
+// The element of median |ref| and the element of largest |ref| among the nonzero ones, by flat index.
 std::pair<size_t, size_t> median_and_max(const Case& c, size_t o) {
   std::vector<std::pair<double, size_t>> v;
   const tolerance::Bounded& s = *c.sound.outputs[o];
@@ -245,9 +242,7 @@ void planted_table(const Case& c) {
     Program p = parse_program(b.program, "planted.ir");
     verify(p);
     const std::vector<Tensor> got = reference::evaluate(p, c.env, b.inputs, reference::Mode::Native).outputs;
-    tolerance::OutputComparison r = tolerance::compare_output(*c.sound.outputs[0], got[0], c.options);
-    tolerance::compare_statistically(*c.sound.outputs[0], *c.calibration.bounds.outputs[0], c.calibration.outputs[0],
-                                     got[0], c.options, c.calibration.options, r);
+    const tolerance::OutputComparison r = compare(c, 0, got[0]);
     fmt::print("| {} | {} | {} | {:.3g} ({:.3g}) | {} |\n", b.name, r.failing, r.outliers, r.bias.z_signed,
                r.bias.limit,
                !r.passed()       ? "mismatch"

@@ -125,13 +125,13 @@ void compare_case(const Program& p, const Case& c, const std::vector<Tensor>& go
   if (v.kind != VerdictKind::Ok) return;
   for (const auto& o : cmp.outputs) {
     if (!o.has_outlier()) continue;
-    record_element(p, o, VerdictKind::Outlier, o.outlier_index, o.outlier_got, o.outlier_want, o.outlier_allowance, v);
+    record_element(p, o, VerdictKind::Outlier, o.excess_index, o.excess_got, o.excess_want, o.excess_allowance, v);
     v.message = o.outliers > 0 ? fmt::format(
                                      "{} of {} elements of {} outside the ensemble's allowance; worst excess "
                                      "{:.3g} at [{}]: got {:.9g}, want {:.9g}, allowance {:.3g} "
                                      "(sigma {:.3g})",
-                                     o.outliers, o.checked, o.name, o.worst_excess, fmt::join(o.outlier_index, ", "),
-                                     o.outlier_got, o.outlier_want, o.outlier_allowance, o.outlier_sigma)
+                                     o.outliers, o.checked, o.name, o.worst_excess, fmt::join(o.excess_index, ", "),
+                                     o.excess_got, o.excess_want, o.excess_allowance, o.excess_sigma)
                                : fmt::format("{}: {}", o.name, o.bias.describe());
     return;
   }
@@ -334,7 +334,7 @@ std::optional<Case> make_case(const Program& p, const sym::Env& given, const Che
   if (!c.bounds.invalid && options.ensemble.members > 0) {
     tolerance::EnsembleOptions ensemble = options.ensemble;
     ensemble.seed = options.input_seed;
-    c.calibration = tolerance::calibrate(p, c.env, c.inputs, options.tolerance, ensemble);
+    c.calibration = tolerance::calibrate(p, c.env, c.inputs, c.bounds, options.tolerance, ensemble);
   }
   verdict.times.reference += ms_since(t0);
   if (!c.bounds.invalid) return c;

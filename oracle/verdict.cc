@@ -18,10 +18,8 @@ const char* verdict_kind_name(VerdictKind k) {
     case VerdictKind::RuntimeCrash: return "runtime_crash";
     case VerdictKind::Timeout: return "timeout";
     case VerdictKind::InvalidProgram: return "invalid_program";
-    case VerdictKind::Outlier:
-      return "outlier";
-    case VerdictKind::Unchecked:
-      return "unchecked";
+    case VerdictKind::Outlier: return "outlier";
+    case VerdictKind::Unchecked: return "unchecked";
   }
   return "?";
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <mutex>
 
 #include "compiler/ir/diagnostics.h"
@@ -142,27 +143,16 @@ void require_bounding_memory(const Program& p, const sym::Env& env) {
                                        "the reference and its error bounds");
 }
 
-BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
-                             const Options& opt, const ObservedErrors* observed) {
-  const reference::Evaluation ev = reference::evaluate(p, env, inputs, reference::Mode::F64);
+namespace {
+
+// The rules over every binding, on the f64 reference values `exact` gives.
+BoundedProgram apply_rules(const Program& p, const sym::Env& env,
+                           const std::function<const Tensor&(const ValueNode*)>& exact, const Options& opt,
+                           const ObservedErrors* observed) {
   BoundedProgram out;
   for (const auto& b : p.bindings()) {
-    for (const auto& v : b.results()) {
-      const Tensor& t = ev.values.at(v.get());
-      if (!is_float(t.dtype())) continue;
-      for (int64_t i = 0; i < t.numel() && !out.invalid; ++i) {
-        if (!std::isfinite(t.get(i))) {
-          out.invalid = true;
-          out.invalid_reason = fmt::format("%{} = {} is not finite at element {} in the reference",
-                                           v.name(), b.is_call() ? b.op().name : "input", i);
-        }
-      }
-    }
-  }
-  if (out.invalid) return out;
-  for (const auto& b : p.bindings()) {
     std::vector<Bounded> results;
-    for (const auto& v : b.results()) results.push_back(exact_value(ev.values.at(v.get()), v.type().dtype));
+    for (const auto& v : b.results()) results.push_back(exact_value(exact(v.get()), v.type().dtype));
     if (b.is_call()) {
       const Rule* rule = find_rule(b.op().name);
       DT_CHECK(rule != nullptr, fmt::format("no error rule for op '{}'", b.op().name));
@@ -181,6 +171,36 @@ BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::m
   }
   for (const auto& o : p.outputs()) out.outputs.push_back(&out.values.at(o.get()));
   return out;
+}
+
+}  // namespace
+
+BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
+                             const Options& opt) {
+  const reference::Evaluation ev = reference::evaluate(p, env, inputs, reference::Mode::F64);
+  for (const auto& b : p.bindings()) {
+    for (const auto& v : b.results()) {
+      const Tensor& t = ev.values.at(v.get());
+      if (!is_float(t.dtype())) continue;
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        if (std::isfinite(t.get(i))) continue;
+        BoundedProgram out;
+        out.invalid = true;
+        out.invalid_reason = fmt::format("%{} = {} is not finite at element {} in the reference", v.name(),
+                                         b.is_call() ? b.op().name : "input", i);
+        return out;
+      }
+    }
+  }
+  return apply_rules(
+      p, env, [&](const ValueNode* v) -> const Tensor& { return ev.values.at(v); }, opt, nullptr);
+}
+
+BoundedProgram rebound_program(const Program& p, const sym::Env& env, const BoundedProgram& sound, const Options& opt,
+                               const ObservedErrors& observed) {
+  DT_CHECK(!sound.invalid, "rebounding a program whose reference is not finite");
+  return apply_rules(
+      p, env, [&](const ValueNode* v) -> const Tensor& { return sound.values.at(v).exact; }, opt, &observed);
 }
 
 }  // namespace difftest::tolerance

@@ -43,14 +43,18 @@ struct BoundedProgram {
   std::string invalid_reason;
 };
 
+BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
+                             const Options& opt);
+
 // Per float value, an error per element observed rather than derived (tolerance/ensemble.h).
 using ObservedErrors = std::unordered_map<const ValueNode*, std::vector<double>>;
 
-// With `observed`, every value it holds takes its observed errors in place of its rule's bound
-// before later rules see it, so uncertainty marks where a realistic error reaches a decision
-// boundary (the ensemble's calibrated bounds).
-BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
-                             const Options& opt, const ObservedErrors* observed = nullptr);
+// The rules run again on `sound`'s reference values (not evaluated again), every value in
+// `observed` taking its observed errors in place of its rule's bound before later rules see
+// it, so uncertainty marks where a realistic error reaches a decision boundary (the
+// ensemble's calibrated bounds). `sound` must be valid.
+BoundedProgram rebound_program(const Program& p, const sym::Env& env, const BoundedProgram& sound, const Options& opt,
+                               const ObservedErrors& observed);
 
 // What bound_program keeps per float element beside the f64 reference value: Bounded's exact
 // tensor, ref, err and uncertain, and the rules' temporaries.

@@ -121,13 +121,13 @@ void compare_statistically(const Bounded& sound, const Bounded& calibrated, cons
     const double excess = allowance > 0 ? diff / allowance : (diff <= tiny ? 0 : kInfinity);
     const bool outlier = !sound_failure && !(diff <= allowance + tiny);
     c.outliers += outlier;
-    if (sound_failure || !(excess > c.worst_excess || (std::isnan(diff) && c.outlier_index.empty()))) continue;
+    if (sound_failure || !(excess > c.worst_excess || (std::isnan(diff) && c.excess_index.empty()))) continue;
     c.worst_excess = std::isnan(diff) ? kInfinity : excess;
-    c.outlier_index = coords(static_cast<int64_t>(i), sound.shape());
-    c.outlier_got = values[i];
-    c.outlier_want = sound.ref[i];
-    c.outlier_allowance = allowance;
-    c.outlier_sigma = spread.sigma.empty() ? 0 : spread.sigma[i];
+    c.excess_index = coords(static_cast<int64_t>(i), sound.shape());
+    c.excess_got = values[i];
+    c.excess_want = sound.ref[i];
+    c.excess_allowance = allowance;
+    c.excess_sigma = spread.sigma.empty() ? 0 : spread.sigma[i];
   }
   c.bias = bias_check(calibrated, spread, statistical, values, options.bias_margin);
 }
@@ -181,10 +181,10 @@ std::string bound_summary(const Bounded& b) {
 std::string statistical_summary(const OutputComparison& o) {
   std::string s = fmt::format("statistical: checked {:.1f}% ({} of {}), {} outlier{}", 100 * o.checked_share(),
                               o.checked, o.compared + o.uncertain, o.outliers, o.outliers == 1 ? "" : "s");
-  if (!o.outlier_index.empty()) {
+  if (!o.excess_index.empty()) {
     s += fmt::format(", worst excess {:.3g} at [{}]: got {:.9g}, want {:.9g}, allowance {:.3g}, sigma {:.3g}",
-                     o.worst_excess, fmt::join(o.outlier_index, ", "), o.outlier_got, o.outlier_want,
-                     o.outlier_allowance, o.outlier_sigma);
+                     o.worst_excess, fmt::join(o.excess_index, ", "), o.excess_got, o.excess_want, o.excess_allowance,
+                     o.excess_sigma);
   }
   if (o.bias.elements > 0) s += "; " + o.bias.describe();
   return s;
@@ -236,11 +236,11 @@ nlohmann::json Comparison::to_json() const {
                           {"outliers", o.outliers},
                           {"worst",
                            {{"excess", number(o.worst_excess)},
-                            {"index", o.outlier_index},
-                            {"got", number(o.outlier_got)},
-                            {"want", number(o.outlier_want)},
-                            {"allowance", number(o.outlier_allowance)},
-                            {"sigma", number(o.outlier_sigma)}}},
+                            {"index", o.excess_index},
+                            {"got", number(o.excess_got)},
+                            {"want", number(o.excess_want)},
+                            {"allowance", number(o.excess_allowance)},
+                            {"sigma", number(o.excess_sigma)}}},
                           {"bias",
                            {{"elements", o.bias.elements},
                             {"z_signed", number(o.bias.z_signed)},

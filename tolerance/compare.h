@@ -31,9 +31,11 @@ struct OutputComparison {
   bool calibrated = false;
   int64_t checked = 0;  // elements compared by either tier
   int64_t outliers = 0;
-  double worst_excess = 0;  // max |got - ref| / allowance over the statistically compared elements
-  std::vector<int64_t> outlier_index;
-  double outlier_got = 0, outlier_want = 0, outlier_allowance = 0, outlier_sigma = 0;
+  // The statistically compared element with the largest |got - ref| / allowance (an outlier
+  // when above 1): where it is, its values, allowance and the ensemble's sigma there.
+  double worst_excess = 0;
+  std::vector<int64_t> excess_index;
+  double excess_got = 0, excess_want = 0, excess_allowance = 0, excess_sigma = 0;
   BiasCheck bias;
 
   bool passed() const { return failing == 0; }
@@ -56,7 +58,7 @@ OutputComparison compare_output(const Bounded& ref, const Tensor& got, const Opt
 OutputComparison compare_candidates(const Bounded& ref, const Tensor& a, const Tensor& b, const Options& opt);
 
 // "statistical: checked 99.8% (40900 of 40960), 3 outliers, worst excess 4.1 at [0, 5, 7]: got ..., want ...,
-// allowance ..., sigma ...; bias z=... (limit ...)".
+// allowance ..., sigma ...; bias toward zero error over ... elements: z = ... (limit ...; ...)".
 std::string statistical_summary(const OutputComparison& o);
 
 // "bound min=... median=... max=..., relative to |ref|: median=... max=..., uncertain=N of M".

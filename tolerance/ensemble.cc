@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compiler/ir/diagnostics.h"
 #include "reference/reference.h"
 #include "tolerance/error_model.h"
 
@@ -31,19 +32,17 @@ bool statistical_dtype(DType t) { return is_float(t) && t != DType::f64; }
 bool bias_checked_dtype(DType t) { return t == DType::f16 || t == DType::bf16; }
 
 Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
-                      const Options& opt, const EnsembleOptions& ensemble) {
+                      const BoundedProgram& sound, const Options& opt, const EnsembleOptions& ensemble) {
+  DT_CHECK(!sound.invalid, "an ensemble for a program whose reference is not finite");
   Calibration cal;
   cal.options = ensemble;
-  const reference::Evaluation exact = reference::evaluate(p, env, inputs, reference::Mode::F64);
   std::unordered_map<const ValueNode*, Deviations> dev;
-  std::unordered_map<const ValueNode*, DType> dtypes;
   for (const auto& b : p.bindings()) {
     if (!b.is_call()) continue;
     for (const auto& v : b.results()) {
       if (!statistical_dtype(v.type().dtype)) continue;
-      const auto n = static_cast<size_t>(exact.values.at(v.get()).numel());
+      const size_t n = sound.values.at(v.get()).ref.size();
       dev[v.get()] = Deviations{std::vector<double>(n, 0), std::vector<double>(n, 0)};
-      dtypes[v.get()] = v.type().dtype;
     }
   }
   const int members = std::max(1, ensemble.members);
@@ -54,9 +53,9 @@ Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std:
                                          : reference::evaluate_perturbed(p, env, inputs, member_seed(ensemble.seed, m));
     for (auto& [value, d] : dev) {
       const Tensor& x = ev.values.at(value);
-      const Tensor& r = exact.values.at(value);
+      const std::vector<double>& r = sound.values.at(value).ref;
       for (size_t i = 0; i < d.max_abs.size(); ++i) {
-        const double e = x.get(static_cast<int64_t>(i)) - r.get(static_cast<int64_t>(i));
+        const double e = x.get(static_cast<int64_t>(i)) - r[i];
         const double a = std::isfinite(e) ? std::fabs(e) : kInf;
         d.max_abs[i] = std::max(d.max_abs[i], a);
         d.sum_squares[i] += a * a;
@@ -64,11 +63,11 @@ Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std:
     }
     for (size_t o = 0; o < p.outputs().size(); ++o) {
       const Tensor& x = ev.outputs[o];
-      const Tensor& r = exact.outputs[o];
+      const std::vector<double>& r = sound.outputs[o]->ref;
       std::vector<double> d;
       if (statistical_dtype(p.outputs()[o].type().dtype)) {
-        d.resize(static_cast<size_t>(r.numel()));
-        for (size_t i = 0; i < d.size(); ++i) d[i] = x.get(static_cast<int64_t>(i)) - r.get(static_cast<int64_t>(i));
+        d.resize(r.size());
+        for (size_t i = 0; i < d.size(); ++i) d[i] = x.get(static_cast<int64_t>(i)) - r[i];
       }
       cal.outputs[o].deviation.push_back(std::move(d));
     }
@@ -76,27 +75,24 @@ Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std:
   ObservedErrors observed;
   std::unordered_map<const ValueNode*, std::vector<double>> sigmas;
   for (const auto& [value, d] : dev) {
-    const Tensor& r = exact.values.at(value);
+    const std::vector<double>& r = sound.values.at(value).ref;
     std::vector<double> allowance(d.max_abs.size()), sigma(d.max_abs.size());
     for (size_t i = 0; i < allowance.size(); ++i) {
       const double rms = std::sqrt(d.sum_squares[i] / members);
-      sigma[i] = std::max(rms, rounding_error(r.get(static_cast<int64_t>(i)), dtypes.at(value)));
+      sigma[i] = std::max(rms, rounding_error(r[i], value->type.dtype));
       allowance[i] = d.max_abs[i] + ensemble.margin * sigma[i];
     }
     observed[value] = std::move(allowance);
     sigmas[value] = std::move(sigma);
   }
-  cal.bounds = bound_program(p, env, inputs, opt, &observed);
+  cal.bounds = rebound_program(p, env, sound, opt, observed);
   for (size_t o = 0; o < p.outputs().size(); ++o) {
+    const DType t = p.outputs()[o].type().dtype;
     auto it = sigmas.find(p.outputs()[o].get());
     if (it != sigmas.end()) {
       cal.outputs[o].sigma = it->second;
-    } else if (statistical_dtype(p.outputs()[o].type().dtype)) {  // a param or constant returned as is: exact
-      const Tensor& r = exact.outputs[o];
-      cal.outputs[o].sigma.resize(static_cast<size_t>(r.numel()));
-      for (size_t i = 0; i < cal.outputs[o].sigma.size(); ++i) {
-        cal.outputs[o].sigma[i] = rounding_error(r.get(static_cast<int64_t>(i)), p.outputs()[o].type().dtype);
-      }
+    } else if (statistical_dtype(t)) {  // a param or constant returned as is: exact
+      for (double r : sound.outputs[o]->ref) cal.outputs[o].sigma.push_back(rounding_error(r, t));
     }
   }
   return cal;

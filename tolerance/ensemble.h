@@ -50,10 +50,10 @@ struct Calibration {
   std::vector<OutputSpread> outputs;  // in the program's order
 };
 
-// Runs the ensemble and the calibrated rules. `opt` is the rules' options (as for the sound
-// bounds); a program whose f64 reference is not finite comes back `bounds.invalid`.
+// Runs the ensemble and the calibrated rules against `sound`, the program's valid sound bounds
+// under the same inputs and options `opt` (its f64 reference values are reused).
 Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
-                      const Options& opt, const EnsembleOptions& ensemble);
+                      const BoundedProgram& sound, const Options& opt, const EnsembleOptions& ensemble);
 
 // The bias check covers f16 and bf16 outputs: their roundings are coarse next to the f32
 // arithmetic beneath, so a biased rounding mode shows, while an f32 result may carry the small
@@ -70,7 +70,8 @@ struct BiasCheck {
   double null_spread = 1;                  // max over members of |Z_m| (both forms), at least 1
   double limit = 0;                        // bias_margin * null_spread
   bool biased() const;
-  std::string describe() const;  // "mean signed error ... z = -12.3 (limit 8.0, members' spread 1.2)"
+  // "bias toward zero error over 1536 elements: z = -14.8 (limit 6; the members' |z| reach 1)"
+  std::string describe() const;
 };
 // `compared[i]` says which elements count.
 BiasCheck bias_check(const Bounded& calibrated, const OutputSpread& spread, const std::vector<uint8_t>& compared,

@@ -184,7 +184,7 @@ int run_eval(const EvalFlags& f) {
       fmt::print("out {} %{}: {}\n", i, p.outputs()[i].name(), difftest::tolerance::bound_summary(*bp.outputs[i]));
     }
     if (f.members > 0) {
-      const auto cal = difftest::tolerance::calibrate(p, env, inputs, tolerance_options(f), ensemble_options(f));
+      const auto cal = difftest::tolerance::calibrate(p, env, inputs, bp, tolerance_options(f), ensemble_options(f));
       for (size_t i = 0; i < cal.bounds.outputs.size(); ++i) {
         fmt::print("out {} %{}: ensemble of {}: allowance {}\n", i, p.outputs()[i].name(), f.members,
                    difftest::tolerance::bound_summary(*cal.bounds.outputs[i]));
@@ -246,7 +246,7 @@ int run_compare(const CompareFlags& cf) {
                               fmt::format("the reference is not finite under {}: {}", ref::binding_str(env), bp.invalid_reason));
   }
   std::optional<tol::Calibration> cal;
-  if (f.members > 0) cal = tol::calibrate(p, env, inputs, opt, ensemble_options(f));
+  if (f.members > 0) cal = tol::calibrate(p, env, inputs, bp, opt, ensemble_options(f));
   const tol::Comparison c = tol::compare_outputs(p, bp, got, opt, cal ? &*cal : nullptr);
   if (cf.json) {
     nlohmann::json j = c.to_json();
@@ -331,7 +331,7 @@ std::string run_one_binding(const difftest::Program& p, const difftest::pipeline
                                                                            ref::binding_str(env), bp.invalid_reason));
   }
   std::optional<tol::Calibration> cal;
-  if (f.members > 0) cal = tol::calibrate(p, env, inputs, opt, ensemble_options(f));
+  if (f.members > 0) cal = tol::calibrate(p, env, inputs, bp, opt, ensemble_options(f));
   const auto r = difftest::oracle::run_pipeline(p, pipe, env, inputs, bp, opt, cal ? &*cal : nullptr);
   fmt::print("@{} under {} at {} ({} kernels, compile {:.1f} ms, run {:.1f} ms; {} bounds)\n", p.name(),
              ref::binding_str(env), pipe.name, r.kernels, r.compile_ms, r.run_ms, tol::bound_mode_name(opt.mode));
@@ -364,7 +364,8 @@ struct RunFlags {
 // oracle's check: every pipeline in --opt under every default binding, isolated.
 int run_run(const RunFlags& rf) {
   namespace ref = difftest::reference;
-  const EvalFlags& f = rf.eval;
+  EvalFlags f = rf.eval;
+  f.members = rf.check.members;  // --members serves --bind too
   if (!f.dump_dir.empty()) difftest::oracle::require_writable_dir(f.dump_dir, "--dump");
   const difftest::Program p = difftest::parse_program_file(f.file);
   difftest::verify(p);
@@ -504,7 +505,6 @@ int main(int argc, char** argv) {
   run->add_option("--bound-mode", rf.eval.bound_mode, "probabilistic (default), deterministic or pairwise");
   run->add_option("--lambda", rf.eval.lambda, "confidence multiplier of the probabilistic bound (default 6)")
       ->check(positive_finite());
-  run->callback([&] { rf.eval.members = rf.check.members; });  // --members serves --bind too
 
   auto* reduce = app.add_subcommand("reduce", "shrink a failing program to a minimal reproducer and write a report");
   ReduceFlags rdf;

@@ -4,42 +4,42 @@ namespace difftest::testing {
 
 std::vector<FaultCase> lowering_fault_cases() {
   return {
-      // 3 x 512 dot products of 64 terms accumulated in f32, nearly all inexact in bf16: each
-      // result within one ulp, all toward zero.
-      {"bf16-round-truncates",
-       R"(program @projection(n: 1..8) {
+    // 3 x 512 dot products of 64 terms accumulated in f32, nearly all inexact in bf16: each
+    // result within one ulp, all toward zero.
+    {"bf16-round-truncates",
+     R"(program @projection(n: 1..8) {
   %a: bf16[n, 64] = param
   %w: bf16[64, 512] = param
   %y: bf16[n, 512] = matmul(%a, %w, acc=f32)
   return %y
 }
 )",
-       oracle::VerdictKind::Outlier, "compare",
-       R"(program @f16_projection(n: 1..8) {
+     oracle::VerdictKind::Outlier, "compare",
+     R"(program @f16_projection(n: 1..8) {
   %a: f16[n, 64] = param
   %w: f16[64, 512] = param
   %y: f16[n, 512] = matmul(%a, %w, acc=f32)
   return %y
 }
 )"},
-      {"legalize-null-deref",
-       R"(program @add(n: 1..8) {
+    {"legalize-null-deref",
+     R"(program @add(n: 1..8) {
   %a: f32[n, 4] = param
   %b: f32[4] = param
   %y: f32[n, 4] = add(%a, %b)
   return %y
 }
 )",
-       oracle::VerdictKind::CompileCrash, "compile",
-       R"(program @no_binary(n: 1..8) {
+     oracle::VerdictKind::CompileCrash, "compile",
+     R"(program @no_binary(n: 1..8) {
   %a: f32[n, 4] = param
   %e: f32[n, 4] = exp(%a)
   %y: f32[n] = sum(%e, axes=[1])
   return %y
 }
 )"},
-      {"codegen-stuck-loop",
-       R"(program @exp(n: 1..8) {
+    {"codegen-stuck-loop",
+     R"(program @exp(n: 1..8) {
   %a: f32[n, 4] = param
   %b: f32[n, 4] = param
   %s: f32[n, 4] = add(%a, %b)
@@ -47,8 +47,8 @@ std::vector<FaultCase> lowering_fault_cases() {
   return %y
 }
 )",
-       oracle::VerdictKind::Timeout, "run",
-       R"(program @no_math(n: 1..8) {
+     oracle::VerdictKind::Timeout, "run",
+     R"(program @no_math(n: 1..8) {
   %a: f32[n, 4] = param
   %b: f32[n, 4] = param
   %s: f32[n, 4] = mul(%a, %b)
@@ -57,16 +57,16 @@ std::vector<FaultCase> lowering_fault_cases() {
   return %z
 }
 )"},
-      {"mul-drops-tail",
-       R"(program @mul(n: 1..8) {
+    {"mul-drops-tail",
+     R"(program @mul(n: 1..8) {
   %a: f32[n, 4] = param
   %b: f32[n, 4] = param
   %y: f32[n, 4] = mul(%a, %b)
   return %y
 }
 )",
-       oracle::VerdictKind::Mismatch, "compare",
-       R"(program @no_tail(n: 1..8) {
+     oracle::VerdictKind::Mismatch, "compare",
+     R"(program @no_tail(n: 1..8) {
   %a: f32[n, 4] = param
   %b: f32[n, 1] = param
   %s: f32[n, 4] = add(%a, %a)
@@ -75,17 +75,17 @@ std::vector<FaultCase> lowering_fault_cases() {
   return %e, %y
 }
 )",
-       "O0", "3 of 12 elements", 3},
-      // Window 1, sink 1 (n = 3): row p admits key p and the sink key 0, so rows 1 and 2 see key 0
-      // only through the sink; without it (1, 0) and (2, 0) are hidden.
-      {"sliding-window-sink-ignored",
-       R"(program @sink_mask(n: 1..8) {
+     "O0", "3 of 12 elements", 3},
+    // Window 1, sink 1 (n = 3): row p admits key p and the sink key 0, so rows 1 and 2 see key 0
+    // only through the sink; without it (1, 0) and (2, 0) are hidden.
+    {"sliding-window-sink-ignored",
+     R"(program @sink_mask(n: 1..8) {
   %y: bool[n, n] = sliding_window_mask(q_len=n, kv_len=n, window=1, sink=1)
   return %y
 }
 )",
-       oracle::VerdictKind::Mismatch, "compare",
-       R"(program @no_sink(n: 1..8) {
+     oracle::VerdictKind::Mismatch, "compare",
+     R"(program @no_sink(n: 1..8) {
   %q: f32[1, n, 2, 8] = param
   %k: f32[1, n, 2, 8] = param
   %v: f32[1, n, 2, 8] = param
@@ -94,35 +94,35 @@ std::vector<FaultCase> lowering_fault_cases() {
   return %m, %y
 }
 )",
-       "O0", "2 of 9 elements", 0},
-      // Head dim 4: pair 0 has exponent 0 (theta does not matter), pair 1 rotates by p * theta^-1/2:
-      // 1e-3 at theta 1e6, 1e-2 at the faulty 1e4; positions 1 and 2 (n = 3) differ, 2 elements each.
-      {"rope-theta-local-everywhere",
-       R"(program @global_rope(n: 1..8) {
+     "O0", "2 of 9 elements", 0},
+    // Head dim 4: pair 0 has exponent 0 (theta does not matter), pair 1 rotates by p * theta^-1/2:
+    // 1e-3 at theta 1e6, 1e-2 at the faulty 1e4; positions 1 and 2 (n = 3) differ, 2 elements each.
+    {"rope-theta-local-everywhere",
+     R"(program @global_rope(n: 1..8) {
   %x: f32[1, n, 1, 4] = param
   %y: f32[1, n, 1, 4] = rope(%x, theta=1000000)
   return %y
 }
 )",
-       oracle::VerdictKind::Mismatch, "compare",
-       R"(program @local_rope(n: 1..8) {
+     oracle::VerdictKind::Mismatch, "compare",
+     R"(program @local_rope(n: 1..8) {
   %x: f32[1, n, 1, 4] = param
   %y: f32[1, n, 1, 4] = rope(%x, theta=10000, style="interleaved")
   return %y
 }
 )",
-       "O0", "4 of 12 elements"},
-      // Columns 6 and 7 of 8; the fault reads columns 2 and 3.
-      {"strided-slice-negative-begin",
-       R"(program @last_two(n: 1..8) {
+     "O0", "4 of 12 elements"},
+    // Columns 6 and 7 of 8; the fault reads columns 2 and 3.
+    {"strided-slice-negative-begin",
+     R"(program @last_two(n: 1..8) {
   %a: f32[n, 8] = param
   %y: f32[n, 2] = strided_slice(%a, axes=[1], begin=[-2], end=[8])
   return %y
 }
 )",
-       oracle::VerdictKind::Mismatch, "compare",
-       // A non-negative begin; a backward slice from -1; -2 of a dim of 3 (the clamp hides it).
-       R"(program @other_slices(n: 1..8) {
+     oracle::VerdictKind::Mismatch, "compare",
+     // A non-negative begin; a backward slice from -1; -2 of a dim of 3 (the clamp hides it).
+     R"(program @other_slices(n: 1..8) {
   %a: f32[n, 8] = param
   %b: f32[n, 3] = param
   %s: f32[n, 7] = strided_slice(%a, axes=[1], begin=[1], end=[8])
@@ -131,7 +131,7 @@ std::vector<FaultCase> lowering_fault_cases() {
   return %s, %r, %t
 }
 )",
-       "O0", "6 of 6 elements"},
+     "O0", "6 of 6 elements"},
   };
 }
 

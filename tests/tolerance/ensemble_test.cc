@@ -20,26 +20,25 @@ struct Checked {
   Program program;
   sym::Env env;
   std::map<std::string, Tensor> inputs;
+  Options options;  // probabilistic sound bounds, as the oracle uses
   BoundedProgram sound;
   Calibration calibration;
 };
 
-Checked check_of(const std::string& text, const sym::Env& env = {}, BoundMode mode = BoundMode::Probabilistic) {
-  Checked c{testing::verified_program(text, "ensemble.ir"), env, {}, {}, {}};
+Checked check_of(const std::string& text, const sym::Env& env = {}) {
+  Checked c{testing::verified_program(text, "ensemble.ir"), env, {}, {}, {}, {}};
   c.inputs = reference::generate_inputs(c.program, env, 5);
-  Options opt;
-  opt.mode = mode;
-  c.sound = bound_program(c.program, env, c.inputs, opt);
-  c.calibration = calibrate(c.program, env, c.inputs, opt, EnsembleOptions{});
+  c.options.mode = BoundMode::Probabilistic;
+  c.sound = bound_program(c.program, env, c.inputs, c.options);
+  c.calibration = calibrate(c.program, env, c.inputs, c.sound, c.options, EnsembleOptions{});
   return c;
 }
 
-OutputComparison compare(const Checked& c, const Tensor& got, size_t output = 0) {
-  Options opt;
-  opt.mode = BoundMode::Probabilistic;
-  OutputComparison o = compare_output(*c.sound.outputs[output], got, opt);
-  compare_statistically(*c.sound.outputs[output], *c.calibration.bounds.outputs[output], c.calibration.outputs[output],
-                        got, opt, c.calibration.options, o);
+// The candidate's only output compared by both tiers.
+OutputComparison compare(const Checked& c, const Tensor& got) {
+  OutputComparison o = compare_output(*c.sound.outputs[0], got, c.options);
+  compare_statistically(*c.sound.outputs[0], *c.calibration.bounds.outputs[0], c.calibration.outputs[0], got, c.options,
+                        c.calibration.options, o);
   return o;
 }
 
