@@ -31,6 +31,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/pipeline/pipelines.h"
+#include "compiler/tensor/float_format.h"
 #include "fuzz/generator.h"
 #include "oracle/pipeline_run.h"
 #include "oracle/strategies.h"
@@ -219,8 +220,8 @@ void subject_table(const std::vector<Case>& cases, const Flags& f) {
 // compared with the original's bounds and calibration.
 void planted_table(const Case& c) {
   fmt::print(
-      "\n| planted bug in {} at {} | sound: failing elements | statistical: outliers | bias z (limit) | "
-      "detected |\n|---|---:|---:|---:|---|\n",
+      "\n| planted bug in {} at {} | exact effect: largest (output ulps) | elements moved >= 1 ulp | sound: "
+      "failing elements | statistical: outliers | bias z (limit) | detected |\n|---|---:|---:|---:|---:|---:|---|\n",
       c.label, reference::binding_str(c.env));
   const std::string text = print(c.program);
   struct Bug {
@@ -243,8 +244,23 @@ void planted_table(const Case& c) {
     verify(p);
     const std::vector<Tensor> got = reference::evaluate(p, c.env, b.inputs, reference::Mode::Native).outputs;
     const tolerance::OutputComparison r = compare(c, 0, got[0]);
-    fmt::print("| {} | {} | {} | {:.3g} ({:.3g}) | {} |\n", b.name, r.failing, r.outliers, r.bias.z_signed,
-               r.bias.limit,
+    // What any oracle could see: the bug's exact (f64) effect on the output in units of the
+    // output dtype's ulp at the clean value.
+    const Tensor exact = reference::evaluate(p, c.env, b.inputs, reference::Mode::F64).outputs[0];
+    const tolerance::Bounded& clean = *c.sound.outputs[0];
+    double largest = 0;
+    int64_t moved = 0;
+    for (int64_t i = 0; i < exact.numel(); ++i) {
+      const double r0 = clean.ref[static_cast<size_t>(i)];
+      const double near = round_to_float_dtype(r0, clean.dtype);
+      const double ulp =
+          std::fabs(reference::float_neighbour(near, near >= 0 ? INFINITY : -INFINITY, clean.dtype) - near);
+      const double effect = std::fabs(exact.get(i) - r0) / ulp;
+      largest = std::max(largest, effect);
+      moved += effect >= 1;
+    }
+    fmt::print("| {} | {:.3g} | {} | {} | {} | {:.3g} ({:.3g}) | {} |\n", b.name, largest, moved, r.failing, r.outliers,
+               r.bias.z_signed, r.bias.limit,
                !r.passed()       ? "mismatch"
                : r.has_outlier() ? "outlier"
                                  : "NO");

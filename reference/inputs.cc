@@ -65,7 +65,11 @@ class Stream {
   uint64_t k_ = 0;
 };
 
-double float_value(Stream& s, Domain d) {
+// A multiple of 1/8 chosen for the domain, plus an offset in [-1/16, 1/16) with 24 random bits
+// (from its own stream, so the grid values stay what they were), which the tensor rounds to its
+// dtype: values are exact in the parameter's dtype but not in narrower ones, and sums and
+// products of them are inexact, so a wrong rounding of a conversion or an op shows.
+double grid_value(Stream& s, Domain d) {
   switch (d) {
     case Domain::Positive: return static_cast<double>(2 + s.below(15)) / 8;  // [1/4, 2]
     case Domain::NonZero: {
@@ -76,13 +80,16 @@ double float_value(Stream& s, Domain d) {
   }
 }
 
+double fine_offset(Stream& s) { return static_cast<double>(s.below(int64_t{1} << 24) - (int64_t{1} << 23)) * 0x1p-27; }
+
 Tensor generate(const Value& v, const Use& use, const sym::Env& env, uint64_t seed) {
   const DType t = v.type().dtype;
   Tensor out(t, concrete_shape(v.type(), env));
   Stream s(seed, v.name());
+  Stream fine(seed, v.name() + "/fine");
   for (int64_t i = 0; i < out.numel(); ++i) {
     if (is_float(t)) {
-      out.set(i, float_value(s, use.domain));
+      out.set(i, grid_value(s, use.domain) + fine_offset(fine));
     } else if (use.domain == Domain::Index) {
       out.set_int(i, s.below(use.index_limit));
     } else if (use.domain == Domain::NonZero) {
@@ -113,7 +120,8 @@ std::pair<Tensor, Tensor> generate_quantized(const Binding& deq, const sym::Env&
   const int64_t rows = shape_numel(sshape) / groups;
   Stream s(seed, packed.name() + "/weights");
   std::vector<double> w(static_cast<size_t>(rows * k));
-  for (auto& x : w) x = float_value(s, Domain::Default);
+  Stream fine(seed, packed.name() + "/weights/fine");
+  for (auto& x : w) x = grid_value(s, Domain::Default) + fine_offset(fine);
   const Quantized q = quantize_rows(w, rows, k, format, group);
   return {Tensor::from_ints(packed.type().dtype, pshape, q.packed),
           Tensor::from_doubles(scales.type().dtype, sshape, q.scales)};

@@ -1,11 +1,15 @@
 // Inputs for evaluating a program: generated deterministically from a seed, or read from a
 // directory of .npy files; and the binding of the dim variables.
 //
-// Generated values are exactly representable in every float dtype (multiples of 1/8 with
-// small magnitude), chosen per parameter from how the program uses it:
-//   default        floats k/8 in [-2, 2]; signed ints in [-8, 8]; unsigned in [0, 15]; bool 0/1
-//   positive       operand of log, sqrt, rsqrt, or the base of pow: k/8 in [1/4, 2]
-//   nonzero        divisor of div, floor_divide, floor_mod: +-k/8 in [1/2, 2]
+// A generated float is a multiple of 1/8 of small magnitude plus an offset in [-1/16, 1/16)
+// with 24 random bits, rounded to the parameter's dtype: exact there, but not in narrower
+// dtypes, and sums and products of such values round (on the grid alone, much f16 arithmetic
+// was exact, which hid a wrong rounding mode). Values are chosen per parameter from how the
+// program uses it:
+//   default        floats k/8 in [-2, 2] (+ offset); signed ints in [-8, 8]; unsigned in
+//                  [0, 15]; bool 0/1
+//   positive       operand of log, sqrt, rsqrt, or the base of pow: k/8 in [1/4, 2] (+ offset)
+//   nonzero        divisor of div, floor_divide, floor_mod: +-k/8 in [1/2, 2] (+ offset)
 //   index          take's indices: integers in [0, d) for the gathered dim d
 //   quantized      dequantize's packed weights and scales, when both are parameters: produced
 //                  by quantizing generated float weights with the op's format (so they are the

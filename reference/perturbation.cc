@@ -69,6 +69,13 @@ double Perturbation::jitter(double x, DType t) {
   return std::isfinite(neighbour) ? neighbour : x;
 }
 
+std::vector<int64_t> Perturbation::summation_order(int64_t k) {
+  if (order_ == SumOrder::Random) return permutation(k);
+  std::vector<int64_t> p(static_cast<size_t>(k));
+  for (int64_t i = 0; i < k; ++i) p[static_cast<size_t>(i)] = order_ == SumOrder::Reversed ? k - 1 - i : i;
+  return p;
+}
+
 std::vector<int64_t> Perturbation::permutation(int64_t n) {
   std::vector<int64_t> p(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) p[static_cast<size_t>(i)] = i;

@@ -11,8 +11,11 @@
 //     value lies between them (a different order before it moves that value); a rounding
 //     weighted by the distance (stochastic rounding) would rarely sample that, and a
 //     cancellation downstream (x + y with x near -y) turns that one ulp into many of the result;
-//   - matrix products and attention's inner products sum in a random order (a random
-//     permutation of the reduced index) before the accumulator's rounding;
+//   - matrix products and attention's inner products sum in the member's order (SumOrder):
+//     the index order, its reverse, OpenBLAS's blocks, or a random permutation. The orders a
+//     compiler emits are sampled on purpose, not only random ones: data with structure along
+//     the reduced index (LLM activations have fixed outlier channels; generated rows can drift)
+//     gives the plain index-order loop an error beyond every one of 1000 random permutations;
 //   - a libm-grade function's result (exp, log, tanh, erf, sin, ...: not correctly rounded in
 //     any implementation) first takes a random relative error within the budget the sound
 //     bounds allow it, 4 ulps of the precision it is computed in (f32 for f16/bf16 results).
@@ -27,9 +30,18 @@
 
 namespace difftest::reference {
 
+// How a member sums a matrix product's K terms: sequentially in index order, sequentially in
+// reverse, in OpenBLAS's blocks (sgemm; for narrow accumulators, which have no sgemm, index
+// order), or sequentially in a random permutation.
+enum class SumOrder { Sequential, Reversed, Blocked, Random };
+
 class Perturbation {
  public:
-  explicit Perturbation(uint64_t seed) : state_(seed) {}
+  explicit Perturbation(uint64_t seed, SumOrder order = SumOrder::Random) : state_(seed), order_(order) {}
+
+  SumOrder sum_order() const { return order_; }
+  // The order of the K terms under sum_order() (Blocked: the index order).
+  std::vector<int64_t> summation_order(int64_t k);
 
   // `x` rounded to the float dtype `t`, to either neighbour with probability 1/2 (f64: x
   // itself; representable values, NaN and inf unchanged).
@@ -48,6 +60,7 @@ class Perturbation {
  private:
   uint64_t next();
   uint64_t state_;
+  SumOrder order_;
 };
 
 // The representable neighbour of `r` (a value of float dtype `t`) on the side of `x`.

@@ -27,6 +27,19 @@ uint64_t member_seed(uint64_t seed, int member) {
 
 }  // namespace
 
+reference::SumOrder member_sum_order(int member) {
+  switch (member) {
+    case 1:
+      return reference::SumOrder::Sequential;
+    case 2:
+      return reference::SumOrder::Reversed;
+    case 3:
+      return reference::SumOrder::Blocked;
+    default:
+      return reference::SumOrder::Random;
+  }
+}
+
 bool statistical_dtype(DType t) { return is_float(t) && t != DType::f64; }
 
 bool bias_checked_dtype(DType t) { return t == DType::f16 || t == DType::bf16; }
@@ -48,9 +61,9 @@ Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std:
   const int members = std::max(1, ensemble.members);
   cal.outputs.resize(p.outputs().size());
   for (int m = 0; m < members; ++m) {
-    const reference::Evaluation ev = m == 0
-                                         ? reference::evaluate(p, env, inputs, reference::Mode::Native)
-                                         : reference::evaluate_perturbed(p, env, inputs, member_seed(ensemble.seed, m));
+    const reference::Evaluation ev =
+        m == 0 ? reference::evaluate(p, env, inputs, reference::Mode::Native)
+               : reference::evaluate_perturbed(p, env, inputs, member_seed(ensemble.seed, m), member_sum_order(m));
     for (auto& [value, d] : dev) {
       const Tensor& x = ev.values.at(value);
       const std::vector<double>& r = sound.values.at(value).ref;

@@ -4,7 +4,9 @@
 // chains they compound until they no longer look. The ensemble instead observes the spread of
 // legitimate results: the reference in the program's own precision, once as native mode
 // computes it (sequential sums, round to nearest) and `members - 1` times perturbed
-// (reference/perturbation.h: random rounding, random summation orders). For every float
+// (reference/perturbation.h: random rounding; matrix products summed in index order by member 1,
+// reversed by member 2, in sgemm's blocks by member 3 and in random orders by the rest, so an
+// ensemble of fewer than 5 misses some of those orders). For every float
 // element of every value, with r the f64 reference and d_m = x_m - r the members' deviations:
 //
 //   allowance = max_m |d_m| + margin * sigma,   sigma = max(rms_m d_m, rounding of r to its dtype)
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "reference/perturbation.h"
 #include "tolerance/bounds.h"
 
 namespace difftest::tolerance {
@@ -30,6 +33,9 @@ struct EnsembleOptions {
   double margin = 8;       // sigmas beyond the largest observed deviation
   double bias_margin = 6;  // the bias check's threshold, in units of its null spread
 };
+
+// The summation order of member `member` (1 ... members - 1), as above.
+reference::SumOrder member_sum_order(int member);
 
 // Whether the statistical tier covers values of dtype `t`: f32, f16 and bf16. An f64 value's
 // legitimate results differ in their last bits by how each implementation evaluates its

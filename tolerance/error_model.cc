@@ -44,6 +44,14 @@ double summation_factor(int64_t k, DType acc, const Options& o) {
   return deterministic;
 }
 
+double summation_error(int64_t k, DType acc, const Options& o, double abs_sum, double abs_value) {
+  const double bound = summation_factor(k, acc, o) * abs_sum;
+  if (o.mode != BoundMode::Probabilistic || (acc != DType::f16 && acc != DType::bf16) || k <= 1) return bound;
+  const double u = unit_roundoff(acc);
+  const double kd = static_cast<double>(k);
+  return std::min(bound, u * (o.lambda * std::sqrt(kd) * abs_sum + kd * abs_value));
+}
+
 namespace {
 
 double half_subnormal(DType t) {

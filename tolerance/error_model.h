@@ -6,8 +6,8 @@
 // accumulated in dtype `acc`, in any order and with or without FMA, satisfies
 //   |fl(sum) - sum| <= g(K) * sum |terms|,
 // with g(K) = (1 + u)^K - 1 (deterministic: Higham's gamma_K without its K u < 1 condition),
-// lambda * sqrt(K) * u (probabilistic, Higham & Mary 2019; only for f32/f64 accumulators:
-// f16/bf16 accumulation stalls systematically, so they always get the deterministic factor),
+// lambda * sqrt(K) * u (probabilistic, Higham & Mary 2019; f16/bf16 accumulation stalls
+// systematically, so for them see summation_error),
 // or (1 + u)^ceil(log2 K) - 1 for implementations declared pairwise.
 #pragma once
 
@@ -31,6 +31,17 @@ struct Options {
 
 // The factor g(K) above for K terms accumulated in `acc`.
 double summation_factor(int64_t k, DType acc, const Options& o);
+
+// The bound of a sum of K terms whose magnitudes add to `abs_sum` and whose value is at most
+// `abs_value` in magnitude: g(K) * abs_sum, except for an f16/bf16 accumulator in probabilistic
+// mode: min(g(K) abs_sum, u (lambda sqrt(K) abs_sum + K abs_value)). The first term is the
+// random part of the rounding errors; the second the drift of stalls, which drop terms of at
+// most u times a partial sum: at most K u max|partial sum|, which |value| stands for on data
+// that do not cancel and the first term covers on data that do (random-sign partial sums stay
+// near sum|t| / sqrt(K)). Same-sign data keep the deterministic factor; cancelling data of
+// K >= 256 gain about sqrt(K) / (lambda + 1). Probabilistic like the mode: an adversarial order
+// (a large term, dropped small ones, its negation) can exceed it.
+double summation_error(int64_t k, DType acc, const Options& o, double abs_sum, double abs_value);
 
 // The error of rounding a value of magnitude |r| to `t`: u_t |r| plus half the smallest
 // subnormal spacing (0 for exact dtypes).

@@ -3,7 +3,8 @@
 //   Native mode with acc=f32  cblas_sgemm (f16/bf16 operands are exact in f32)
 //   Native mode, narrow acc   a sequential loop rounding to the accumulator after every
 //                             product and sum (f16 accumulating in f16, as declared)
-// A perturbed evaluation (an ensemble member) sums the products in a random order.
+// A perturbed evaluation (an ensemble member) sums the products in its SumOrder: an f32
+// accumulator sequentially (in index order, reversed or permuted) or in sgemm's blocks.
 // OpenBLAS runs single-threaded here so results do not depend on the machine's core count.
 #include <cblas.h>
 
@@ -43,19 +44,29 @@ void gemm(const KernelContext& c, DType acc, bool ta, bool tb, int64_t m, int64_
     cblas_dgemm(CblasRowMajor, tra, trb, M, N, K, 1.0, a, lda, b, ldb, 0.0, out, N);
     return;
   }
-  // An ensemble member sums the K products in a random order.
+  // An ensemble member sums the K products in its order.
   std::vector<int64_t> perm;
-  if (c.perturbation != nullptr) perm = c.perturbation->permutation(k);
+  if (c.perturbation != nullptr) perm = c.perturbation->summation_order(k);
   if (acc == DType::f32) {
     std::vector<float> fa, fb, fc(static_cast<size_t>(m * n));
-    if (perm.empty()) {
+    if (perm.empty() || c.perturbation->sum_order() == SumOrder::Blocked) {
       fa.assign(a, a + m * k);
       fb.assign(b, b + k * n);
       cblas_sgemm(CblasRowMajor, tra, trb, M, N, K, 1.0f, fa.data(), lda, fb.data(), ldb, 0.0f, fc.data(), N);
     } else {
+      // Sequentially, each product and sum rounded to nearest, which is what a plain loop
+      // compiles to: its error (about u sqrt(sum of squared partial sums)) is several times a
+      // blocked sgemm's, and an ensemble of sgemm calls missed it (a K = 64 dot product 10 ulps
+      // off on the clean compiler). The loop runs across a row of results, so it vectorizes.
       permuted_operands(ta, tb, m, n, k, a, b, perm, fa, fb);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, fa.data(), K, fb.data(), N, 0.0f, fc.data(),
-                  N);
+      for (int64_t i = 0; i < m; ++i) {
+        float* row = fc.data() + i * n;
+        for (int64_t p = 0; p < k; ++p) {
+          const float x = fa[static_cast<size_t>(i * k + p)];
+          const float* b_row = fb.data() + p * n;
+          for (int64_t j = 0; j < n; ++j) row[j] += x * b_row[j];
+        }
+      }
     }
     for (size_t i = 0; i < fc.size(); ++i) {
       out[i] = c.perturbation != nullptr ? c.perturbation->jitter(fc[i], DType::f32) : fc[i];

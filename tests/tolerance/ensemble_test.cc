@@ -87,7 +87,10 @@ TEST(Ensemble, ACorrectResultIsNoOutlier) {
   EXPECT_FALSE(plain.bias.biased()) << plain.bias.describe();
 }
 
-TEST(Ensemble, AOnePercentChangeOfTheMedianElementIsAnOutlier) {
+// Measured: the allowance of the median element is 1.3% of |ref| (inputs with full f16
+// significands; it was below 1% while inputs were multiples of 1/8, which made much of the
+// chain exact), so the test changes it by 2%.
+TEST(Ensemble, ATwoPercentChangeOfTheMedianElementIsAnOutlier) {
   const Checked c = check_of(kDeepF16, {{"n", 16}});
   const Bounded& ref = *c.sound.outputs[0];
   std::vector<std::pair<double, size_t>> by_size;
@@ -95,7 +98,7 @@ TEST(Ensemble, AOnePercentChangeOfTheMedianElementIsAnOutlier) {
   std::nth_element(by_size.begin(), by_size.begin() + static_cast<std::ptrdiff_t>(by_size.size() / 2), by_size.end());
   const size_t median = by_size[by_size.size() / 2].second;
   Tensor got = rounded_reference(ref);
-  got.set(static_cast<int64_t>(median), ref.ref[median] * 1.01);
+  got.set(static_cast<int64_t>(median), ref.ref[median] * 1.02);
   const OutputComparison o = compare(c, got);
   EXPECT_TRUE(o.passed()) << "the sound bound is too wide to see it: " << o.worst_ratio;
   EXPECT_EQ(o.outliers, 1);

@@ -383,6 +383,49 @@ TEST(SummationProbabilistic, F32DotProductsStayWithinLambda6AndExceedLambdaHalf)
   EXPECT_GT(over_half, trials / 200);
 }
 
+// f16 and bf16 accumulators in probabilistic mode: 2000 random dot products and sums with K
+// log-uniform in 16..8192, in every order, sign pattern and spread, must stay within
+// summation_error (lambda = 6), whose drift term K u |sum| carries the systematic stalls of
+// same-sign data; without it (lambda sqrt(K) u sum|t| alone, as for f32) the all-positive data
+// exceed the bound, which the test asserts too so that it can tell the two apart. On cancelling
+// data the bound must be below the deterministic one once K >= 1024 (the gain it exists for).
+TEST(SummationProbabilistic, NarrowAccumulatorsStayWithinTheBoundWithDrift) {
+  std::mt19937_64 rng(20261126);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const Options o = with_mode(BoundMode::Probabilistic, 6);
+  const int trials = 2000;
+  int over = 0, over_without_drift = 0, tighter = 0, cancelling_large = 0;
+  double worst = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const auto k = static_cast<int64_t>(std::llround(16 * std::exp2(9 * unit(rng))));
+    const DType t = rng() % 2 ? DType::f16 : DType::bf16;
+    const Signs signs = std::array{Signs::Random, Signs::Positive, Signs::Cancelling}[rng() % 3];
+    const int spread = std::uniform_int_distribution<int>(0, 8)(rng);
+    const Terms x = make_terms(rng(), k, t, spread, signs, rng() % 2 == 0);
+    const Exact exact = exact_dot(x.a, x.b);
+    const double bound = summation_error(k, t, o, exact.abs_sum, std::fabs(exact.value));
+    const double without_drift = o.lambda * std::sqrt(static_cast<double>(k)) * unit_roundoff(t) * exact.abs_sum;
+    for (const Order order : kOrders) {
+      const double err = error_of(evaluate(Accumulator(t), order, x.a, x.b), exact);
+      over += err > bound;
+      over_without_drift += err > without_drift;
+      worst = std::max(worst, err / bound);
+    }
+    if (signs != Signs::Positive && k >= 1024) {
+      ++cancelling_large;
+      tighter += bound < summation_factor(k, t, o) * exact.abs_sum;
+    }
+  }
+  std::cout << fmt::format(
+      "probabilistic f16/bf16: {} of {} sums exceed the bound (worst err/bound {:.3g}), {} exceed it without the "
+      "drift term; the bound is tighter than the deterministic one on {} of {} cancelling sums of K >= 1024\n",
+      over, trials * kOrders.size(), worst, over_without_drift, tighter, cancelling_large);
+  EXPECT_EQ(over, 0);
+  EXPECT_GT(over_without_drift, 0);
+  EXPECT_EQ(tighter, cancelling_large);
+  EXPECT_GT(cancelling_large, 0);
+}
+
 // ----------------------------------------------------------------------------- K scaling
 
 // A K = 4096 f32 matmul computed in an 8-lane blocked order (as a SIMD kernel does) is a correct

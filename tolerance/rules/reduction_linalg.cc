@@ -1,8 +1,9 @@
 // Error rules of reductions and matrix products. The rules run the op's own reference kernel on
 // magnitude and error tensors, so the index pattern is exactly the op's:
-//   sums and dot products  e = g(K) * S(|x| + e) + (S(|x| + e) - S(|x|)) + rounding to the result
+//   sums and dot products  e = B(K, S(|x| + e)) + (S(|x| + e) - S(|x|)) + rounding to the result
 // where S is the op applied to magnitudes (the sum of |terms|, carrying operand errors), K the
-// number of terms per result and g the summation factor of the accumulator dtype.
+// number of terms per result and B the accumulator's summation bound (summation_error: g(K) S,
+// or for f16/bf16 in probabilistic mode one that also uses the result's magnitude).
 #include <algorithm>
 #include <cmath>
 
@@ -49,7 +50,9 @@ void reduce(RuleContext& c) {
     const double propagated = !quad ? std::max(0.0, s1 - s0)
                                     : quadrature_factor(c.opt) * (op == "mean" ? std::sqrt(sq.get(at) / static_cast<double>(k))
                                                                                : std::sqrt(sq.get(at)));
-    double e = g * s1 + propagated;
+    // |sum| <= |exact sum| + the operands' errors, for summation_error's drift term.
+    const double abs_sum = (op == "mean" ? static_cast<double>(k) : 1.0) * std::fabs(out.ref[i]) + (s1 - s0);
+    double e = (op == "prod" ? g * s1 : summation_error(k, c.acc(out.dtype), c.opt, s1, abs_sum)) + propagated;
     if (op == "mean") e += rounding_error(out.ref[i], c.acc(out.dtype));
     out.err[i] = e + rounding_error(out.ref[i], out.dtype);
   }
@@ -114,14 +117,15 @@ void dot_product_bound(RuleContext& c, int64_t k) {
     through_b = c.kernel(qb)[0];
     cross = c.kernel(x)[0];
   }
-  const double g = summation_factor(k, c.acc(out.dtype), c.opt);
+  const DType acc = c.acc(out.dtype);
   for (size_t i = 0; i < out.err.size(); ++i) {
     const auto at = static_cast<int64_t>(i);
     const double a1 = s1.get(at), a0 = s0.get(at);
     const double propagated = quadrature(c.opt)
                                   ? quadrature_factor(c.opt) * std::sqrt(through_a.get(at) + through_b.get(at)) + cross.get(at)
                                   : std::max(0.0, a1 - a0);
-    out.err[i] = g * a1 + propagated + rounding_error(out.ref[i], out.dtype);
+    const double sum = summation_error(k, acc, c.opt, a1, std::fabs(out.ref[i]) + (a1 - a0));
+    out.err[i] = sum + propagated + rounding_error(out.ref[i], out.dtype);
   }
 }
 
