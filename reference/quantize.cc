@@ -14,7 +14,7 @@ double f32(double x) { return round_to_float_dtype(x, DType::f32); }
 
 // GGML quantize_row_q4_0: the scale comes from the element of largest magnitude (first on
 // ties), codes use the unrounded f32 scale, the stored scale is its f16 rounding.
-void quantize_block_q4_0(const double* x, int64_t n, int64_t* codes, double* scale) {
+double block_scale_q4_0(const double* x, int64_t n) {
   double amax = 0, m = 0;
   for (int64_t i = 0; i < n; ++i) {
     const double v = f32(x[i]);
@@ -23,7 +23,11 @@ void quantize_block_q4_0(const double* x, int64_t n, int64_t* codes, double* sca
       m = v;
     }
   }
-  const double d = f32(m / -8);
+  return f32(m / -8);
+}
+
+void quantize_block_q4_0(const double* x, int64_t n, int64_t* codes, double* scale) {
+  const double d = block_scale_q4_0(x, n);
   const double id = d != 0 ? f32(1 / d) : 0;
   for (int64_t i = 0; i < n; ++i) {
     const double q = std::trunc(f32(f32(f32(x[i]) * id) + 8.5));
@@ -48,6 +52,11 @@ void quantize_group_mlc(const double* x, int64_t n, DType t, int64_t* codes, dou
 }
 
 }  // namespace
+
+double q4_0_inverse_scale(const double* x, int64_t n) {
+  const double d = block_scale_q4_0(x, n);
+  return d != 0 ? f32(1 / d) : 0;
+}
 
 DType format_storage_dtype(const std::string& format) { return is_ggml(format) ? DType::u8 : DType::u32; }
 DType format_scale_dtype(const std::string& format) { return format == "q4f32_1" ? DType::f32 : DType::f16; }

@@ -25,6 +25,10 @@ Quantized quantize_rows(const std::vector<double>& w, int64_t rows, int64_t k, c
 double dequantize_element(const std::vector<int64_t>& packed, const std::vector<double>& scales, int64_t per_row,
                           int64_t groups, int64_t r, int64_t i, const std::string& format, int64_t group);
 
+// GGML q4_0's reciprocal scale id = 1 / d of a block of n weights, in f32, d unrounded (the
+// codes are trunc(x * id + 8.5)); 0 for an all-zero block.
+double q4_0_inverse_scale(const double* x, int64_t n);
+
 DType format_storage_dtype(const std::string& format);  // u32 or u8
 DType format_scale_dtype(const std::string& format);    // f16 or f32
 

@@ -338,5 +338,31 @@ INSTANTIATE_TEST_SUITE_P(Sensitivity, SensitivityWindow,
                                               info.param.kv_len, info.param.window);
                          });
 
+// GGML's code trunc(x * id + 8.5) contracted into an FMA rounds once: for a block whose largest
+// weight is -1.875 (d = 0.234375, id = f32(1 / d) = 4.26666689), x = -1.0546875 gives
+// x * id = -4.50000023, code 4 unfused and 3 fused. The clean compiler's O3 does fuse it
+// (seed 1000536 of the clean campaign), so that code's byte is uncertain, while the byte of
+// weights far from a boundary (0 and -1.875: codes 8 and 0 either way) is compared.
+TEST(QuantizeRule, AGgmlCodeAnFmaWouldChangeIsUncertain) {
+  const Program p = parse_program(
+      "program @q() {\n"
+      "  %w: bf16[1, 32] = param\n"
+      "  %q: u8[1, 16], %s: f16[1, 1] = quantize(%w, format=\"q4_0\", group=32)\n"
+      "  return %q\n}\n",
+      "q.ir");
+  verify(p);
+  std::vector<double> w(32, 0.0);
+  w[0] = -1.875;
+  w[7] = -1.0546875;  // byte 7 holds elements 7 and 23
+  std::map<std::string, Tensor> inputs{{"w", Tensor::from_doubles(DType::bf16, {1, 32}, w)}};
+  tolerance::Options opt;
+  opt.mode = tolerance::BoundMode::Probabilistic;
+  const tolerance::BoundedProgram bp = tolerance::bound_program(p, {}, inputs, opt);
+  const tolerance::Bounded& q = *bp.outputs[0];
+  EXPECT_TRUE(q.uncertain[7]) << "x * id + 8.5 = 3.99999977 (fused) or 4 (unfused)";
+  EXPECT_FALSE(q.uncertain[0]);
+  EXPECT_EQ(q.uncertain_count(), 1u);
+}
+
 }  // namespace
 }  // namespace difftest

@@ -5,9 +5,16 @@
 //               scales. Weights carrying errors move the scale (by at most max e_w / 7 or / 8)
 //               and each code's rounding point; a code whose decision point lies within that
 //               movement of a boundary is uncertain, and so is the word (or byte) holding it.
+//               GGML's code trunc(x * id + 8.5) is a multiply-add that C compilers contract
+//               into an FMA (GCC does by default on FMA hardware), which rounds once instead of
+//               twice: a code whose x * id + 8.5 lies within those roundings of an integer is
+//               uncertain even for exact weights (found by the clean-compiler campaign once
+//               inputs stopped being multiples of 1/8: x * id = -4.50000023, unfused code 4,
+//               fused 3).
 #include <cmath>
 
 #include "compiler/tensor/float_format.h"
+#include "reference/quantize.h"
 #include "tolerance/bounds.h"
 
 namespace difftest::tolerance {
@@ -55,12 +62,19 @@ void quantize(RuleContext& c) {
         any_uncertain = any_uncertain || w.uncertain[static_cast<size_t>(r * k + i)];
       }
       const double s = scales.ref[s_at];
+      const double id = is_ggml(format) ? reference::q4_0_inverse_scale(w.ref.data() + r * k + lo, hi - lo) : 0;
       const double e_s = e_max / (is_ggml(format) ? 8 : 7) + (e_max > 0 ? rounding_error(s, sdt) : 0);
       scales.err[s_at] = e_s;
       scales.uncertain[s_at] = any_uncertain;
       for (int64_t i = lo; i < hi; ++i) {
         const double x = w.ref[static_cast<size_t>(r * k + i)], ex = w.err[static_cast<size_t>(r * k + i)];
         bool unsure = any_uncertain;
+        if (!unsure && id != 0) {
+          // Exact in double wherever t is near an integer (there |x * id| >= 1/2).
+          const double product = round_to_float_dtype(x, DType::f32) * id, t = product + 8.5;
+          const double fused_or_not = unit_roundoff(DType::f32) * (std::fabs(product) + std::fabs(t));
+          unsure = std::fabs(t - std::round(t)) <= fused_or_not;
+        }
         if (!unsure && (ex > 0 || e_s > 0)) {
           if (std::fabs(s) <= e_s) {
             unsure = true;
