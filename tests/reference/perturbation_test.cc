@@ -77,6 +77,17 @@ TEST(Perturbation, TheSameSeedDrawsTheSameMember) {
   for (int64_t i = 0; i < 10; ++i) EXPECT_EQ(perm[static_cast<size_t>(i)], i);
 }
 
+TEST(Perturbation, SummationOrdersAreTheIndexOrderItsReverseOrAPermutation) {
+  const std::vector<int64_t> forward{0, 1, 2, 3, 4}, backward{4, 3, 2, 1, 0};
+  EXPECT_EQ(Perturbation(3, SumOrder::Sequential).summation_order(5), forward);
+  EXPECT_EQ(Perturbation(3, SumOrder::Blocked).summation_order(5), forward);
+  EXPECT_EQ(Perturbation(3, SumOrder::Reversed).summation_order(5), backward);
+  std::vector<int64_t> random = Perturbation(3, SumOrder::Random).summation_order(64);
+  EXPECT_EQ(random, Perturbation(3).permutation(64));
+  std::sort(random.begin(), random.end());
+  for (int64_t i = 0; i < 64; ++i) EXPECT_EQ(random[static_cast<size_t>(i)], i);
+}
+
 TEST(Perturbation, MembersDifferFromNativeModeByRoundingSizedAmounts) {
   const Program p = testing::verified_program(R"(program @dot() {
   %a: f16[4, 256] = param
