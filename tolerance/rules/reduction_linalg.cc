@@ -27,7 +27,8 @@ void reduce(RuleContext& c) {
   if (!is_float(out.dtype)) return;
   const std::string& op = c.binding.op().name;
   const int64_t k = a.numel() / std::max<int64_t>(out.numel(), 1);
-  const double g = summation_factor(k, c.acc(out.dtype), c.opt);
+  const DType acc = c.acc(out.dtype);
+  const double g = summation_factor(k, acc, c.opt);
   if (op == "max" || op == "min") {
     // |max(x + d) - max(x)| <= max |d| over the slice, and likewise for min. The kernel is the
     // op itself, so for min it is run on negated errors: min(-e) = -max(e).
@@ -51,9 +52,9 @@ void reduce(RuleContext& c) {
                                     : quadrature_factor(c.opt) * (op == "mean" ? std::sqrt(sq.get(at) / static_cast<double>(k))
                                                                                : std::sqrt(sq.get(at)));
     // |sum| <= |exact sum| + the operands' errors, for summation_error's drift term.
-    const double abs_sum = (op == "mean" ? static_cast<double>(k) : 1.0) * std::fabs(out.ref[i]) + (s1 - s0);
-    double e = (op == "prod" ? g * s1 : summation_error(k, c.acc(out.dtype), c.opt, s1, abs_sum)) + propagated;
-    if (op == "mean") e += rounding_error(out.ref[i], c.acc(out.dtype));
+    const double abs_value = (op == "mean" ? static_cast<double>(k) : 1.0) * std::fabs(out.ref[i]) + (s1 - s0);
+    double e = (op == "prod" ? g * s1 : summation_error(k, acc, c.opt, s1, abs_value)) + propagated;
+    if (op == "mean") e += rounding_error(out.ref[i], acc);
     out.err[i] = e + rounding_error(out.ref[i], out.dtype);
   }
 }
