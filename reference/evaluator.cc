@@ -158,8 +158,8 @@ Evaluation evaluate(const Program& p, const sym::Env& env, const std::map<std::s
 }
 
 Evaluation evaluate_perturbed(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
-                              uint64_t member_seed, SumOrder order) {
-  Perturbation perturbation(member_seed, order);
+                              uint64_t member_seed, Summation summation) {
+  Perturbation perturbation(member_seed, summation);
   return run(p, env, inputs, Mode::Native, &perturbation);
 }
 

@@ -70,9 +70,9 @@ double Perturbation::jitter(double x, DType t) {
 }
 
 std::vector<int64_t> Perturbation::summation_order(int64_t k) {
-  if (order_ == SumOrder::Random) return permutation(k);
+  if (sum_order() == SumOrder::Random) return permutation(k);
   std::vector<int64_t> p(static_cast<size_t>(k));
-  for (int64_t i = 0; i < k; ++i) p[static_cast<size_t>(i)] = order_ == SumOrder::Reversed ? k - 1 - i : i;
+  for (int64_t i = 0; i < k; ++i) p[static_cast<size_t>(i)] = sum_order() == SumOrder::Reversed ? k - 1 - i : i;
   return p;
 }
 

@@ -12,10 +12,12 @@
 //     weighted by the distance (stochastic rounding) would rarely sample that, and a
 //     cancellation downstream (x + y with x near -y) turns that one ulp into many of the result;
 //   - matrix products and attention's inner products sum in the member's order (SumOrder):
-//     the index order, its reverse, OpenBLAS's blocks, or a random permutation. The orders a
-//     compiler emits are sampled on purpose, not only random ones: data with structure along
-//     the reduced index (LLM activations have fixed outlier channels; generated rows can drift)
-//     gives the plain index-order loop an error beyond every one of 1000 random permutations;
+//     the index order, its reverse, OpenBLAS's blocks, or a random permutation, each product
+//     rounded before its sum or fused with it (an FMA, as a contracting compiler emits). The
+//     orders a compiler emits are sampled on purpose, not only random ones: data with structure
+//     along the reduced index (LLM activations have fixed outlier channels; generated rows can
+//     drift) gives the plain index-order loop an error beyond every one of 1000 random
+//     permutations;
 //   - a libm-grade function's result (exp, log, tanh, erf, sin, ...: not correctly rounded in
 //     any implementation) first takes a random relative error within the budget the sound
 //     bounds allow it, 4 ulps of the precision it is computed in (f32 for f16/bf16 results).
@@ -35,11 +37,20 @@ namespace difftest::reference {
 // order), or sequentially in a random permutation.
 enum class SumOrder { Sequential, Reversed, Blocked, Random };
 
+// How a member sums: the order, and whether each product is fused with its sum (one rounding,
+// an FMA) rather than rounded first. Blocked sums are sgemm's whatever `fused` says.
+struct Summation {
+  Summation(SumOrder order = SumOrder::Random, bool fused = false) : order(order), fused(fused) {}  // NOLINT
+  SumOrder order;
+  bool fused;
+};
+
 class Perturbation {
  public:
-  explicit Perturbation(uint64_t seed, SumOrder order = SumOrder::Random) : state_(seed), order_(order) {}
+  explicit Perturbation(uint64_t seed, Summation summation = {}) : state_(seed), summation_(summation) {}
 
-  SumOrder sum_order() const { return order_; }
+  SumOrder sum_order() const { return summation_.order; }
+  bool fused() const { return summation_.fused; }
   // The order of the K terms under sum_order() (Blocked: the index order).
   std::vector<int64_t> summation_order(int64_t k);
 
@@ -60,7 +71,7 @@ class Perturbation {
  private:
   uint64_t next();
   uint64_t state_;
-  SumOrder order_;
+  Summation summation_;
 };
 
 // The representable neighbour of `r` (a value of float dtype `t`) on the side of `x`.

@@ -58,9 +58,9 @@ void require_evaluation_memory(const Program& p, const sym::Env& env, Mode m, in
 Evaluation evaluate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs, Mode mode);
 
 // One member of the ensemble of legitimate native results (reference/perturbation.h): Native
-// mode with random rounding drawn from `member_seed` and matrix products summed in `order`.
+// mode with random rounding drawn from `member_seed` and matrix products summed as `summation`.
 Evaluation evaluate_perturbed(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
-                              uint64_t member_seed, SumOrder order = SumOrder::Random);
+                              uint64_t member_seed, Summation summation = {});
 
 // The concrete shape of `t` under `env` (UserError on overflow or a dim < 1).
 std::vector<int64_t> concrete_shape(const TensorType& t, const sym::Env& env);

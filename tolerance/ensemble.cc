@@ -27,16 +27,22 @@ uint64_t member_seed(uint64_t seed, int member) {
 
 }  // namespace
 
-reference::SumOrder member_sum_order(int member) {
+reference::Summation member_summation(int member) {
+  using reference::SumOrder;
   switch (member) {
     case 1:
-      return reference::SumOrder::Sequential;
+    case 6:
+      return {SumOrder::Sequential, false};
+    case 5:
+      return {SumOrder::Sequential, true};
     case 2:
-      return reference::SumOrder::Reversed;
+      return {SumOrder::Reversed, false};
     case 3:
-      return reference::SumOrder::Blocked;
+      return {SumOrder::Blocked, false};
+    case 7:
+      return {SumOrder::Random, true};
     default:
-      return reference::SumOrder::Random;
+      return {SumOrder::Random, false};
   }
 }
 
@@ -63,7 +69,7 @@ Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std:
   for (int m = 0; m < members; ++m) {
     const reference::Evaluation ev =
         m == 0 ? reference::evaluate(p, env, inputs, reference::Mode::Native)
-               : reference::evaluate_perturbed(p, env, inputs, member_seed(ensemble.seed, m), member_sum_order(m));
+               : reference::evaluate_perturbed(p, env, inputs, member_seed(ensemble.seed, m), member_summation(m));
     for (auto& [value, d] : dev) {
       const Tensor& x = ev.values.at(value);
       const std::vector<double>& r = sound.values.at(value).ref;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "compiler/tensor/float_format.h"
 #include "reference/inputs.h"
@@ -86,6 +88,29 @@ TEST(Perturbation, SummationOrdersAreTheIndexOrderItsReverseOrAPermutation) {
   EXPECT_EQ(random, Perturbation(3).permutation(64));
   std::sort(random.begin(), random.end());
   for (int64_t i = 0; i < 64; ++i) EXPECT_EQ(random[static_cast<size_t>(i)], i);
+}
+
+// A fused member rounds each step of its sum once, as an FMA does: summing -1 * (1 + 2^-19) and
+// then (1 + 2^-20)^2 = 1 + 2^-19 + 2^-40 in index order leaves 2^-40 when the product is fused
+// into the sum, and 0 when the product is first rounded to f32 (to 1 + 2^-19).
+TEST(Perturbation, AFusedMemberContractsEachProductIntoItsSum) {
+  const Program p = testing::verified_program(R"(program @dot() {
+  %a: f32[1, 2] = param
+  %b: f32[2, 1] = param
+  %c: f32[1, 1] = matmul(%a, %b, acc=f32)
+  return %c
+}
+)",
+                                              "fused.ir");
+  const double small = 0x1.0p-20;
+  std::map<std::string, Tensor> inputs;
+  inputs.emplace("a", Tensor::from_doubles(DType::f32, {1, 2}, {-1.0, 1 + small}));
+  inputs.emplace("b", Tensor::from_doubles(DType::f32, {2, 1}, {1 + 2 * small, 1 + small}));
+  const double fused = evaluate_perturbed(p, {}, inputs, 5, {SumOrder::Sequential, true}).outputs[0].get(0);
+  const double plain = evaluate_perturbed(p, {}, inputs, 5, {SumOrder::Sequential, false}).outputs[0].get(0);
+  // The member's last rounding may go to either neighbour: one f32 ulp of 2^-40 is 2^-63.
+  EXPECT_NEAR(fused, 0x1.0p-40, 0x1.0p-63);
+  EXPECT_LT(std::fabs(plain), 0x1.0p-100);  // zero, or the subnormal next to it
 }
 
 TEST(Perturbation, MembersDifferFromNativeModeByRoundingSizedAmounts) {

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "compiler/tensor/float_format.h"
 #include "reference/inputs.h"
@@ -59,6 +61,25 @@ const char* kDeepF16 = R"(program @deep(n: 1..64) {
   return %y
 }
 )";
+
+// The index order is the loop compilers emit and, on structured data, the order whose error is
+// largest, plain or contracted into FMAs; the first four members draw every kind of order.
+TEST(Ensemble, ThreeMembersSumInIndexOrderOneOfThemFusedAndEveryOtherOrderIsDrawn) {
+  std::map<std::pair<reference::SumOrder, bool>, int> count;
+  for (int m = 1; m < EnsembleOptions{}.members; ++m) {
+    const reference::Summation s = member_summation(m);
+    ++count[{s.order, s.fused}];
+  }
+  EXPECT_EQ((count[{reference::SumOrder::Sequential, false}]), 2);
+  EXPECT_EQ((count[{reference::SumOrder::Sequential, true}]), 1);
+  EXPECT_EQ((count[{reference::SumOrder::Reversed, false}]), 1);
+  EXPECT_EQ((count[{reference::SumOrder::Blocked, false}]), 1);
+  EXPECT_EQ((count[{reference::SumOrder::Random, false}]), 1);
+  EXPECT_EQ((count[{reference::SumOrder::Random, true}]), 1);
+  std::set<reference::SumOrder> first_four;
+  for (int m = 1; m <= 4; ++m) first_four.insert(member_summation(m).order);
+  EXPECT_EQ(first_four.size(), 4u);
+}
 
 TEST(Ensemble, AllowancesAreFarTighterThanTheSoundBoundsOfADeepF16Chain) {
   const Checked c = check_of(kDeepF16, {{"n", 16}});
