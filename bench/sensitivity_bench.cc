@@ -220,8 +220,9 @@ void subject_table(const std::vector<Case>& cases, const Flags& f) {
 // compared with the original's bounds and calibration.
 void planted_table(const Case& c) {
   fmt::print(
-      "\n| planted bug in {} at {} | exact effect: largest (output ulps) | elements moved >= 1 ulp | sound: "
-      "failing elements | statistical: outliers | bias z (limit) | detected |\n|---|---:|---:|---:|---:|---:|---|\n",
+      "\n| planted bug in {} at {} | exact effect: largest (output ulps) | elements moved >= 1 ulp | largest "
+      "(sigmas) | mean square (sigmas) | sound: failing elements | statistical: outliers | bias z (limit) | detected "
+      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
       c.label, reference::binding_str(c.env));
   const std::string text = print(c.program);
   struct Bug {
@@ -248,7 +249,11 @@ void planted_table(const Case& c) {
     // output dtype's ulp at the clean value.
     const Tensor exact = reference::evaluate(p, c.env, b.inputs, reference::Mode::F64).outputs[0];
     const tolerance::Bounded& clean = *c.sound.outputs[0];
-    double largest = 0;
+    // The same effect in units of the ensemble's sigma per element: its largest, and its mean
+    // square, which a test of the deviations' energy would have to find against a correct
+    // result's own (a mean square near 1 in these units, by sigma's definition).
+    const std::vector<double>& sigma = c.calibration.outputs[0].sigma;
+    double largest = 0, largest_sigmas = 0, square_sigmas = 0;
     int64_t moved = 0;
     for (int64_t i = 0; i < exact.numel(); ++i) {
       const double r0 = clean.ref[static_cast<size_t>(i)];
@@ -258,9 +263,15 @@ void planted_table(const Case& c) {
       const double effect = std::fabs(exact.get(i) - r0) / ulp;
       largest = std::max(largest, effect);
       moved += effect >= 1;
+      if (!sigma.empty() && sigma[static_cast<size_t>(i)] > 0) {
+        const double z = std::fabs(exact.get(i) - r0) / sigma[static_cast<size_t>(i)];
+        largest_sigmas = std::max(largest_sigmas, z);
+        square_sigmas += z * z;
+      }
     }
-    fmt::print("| {} | {:.3g} | {} | {} | {} | {:.3g} ({:.3g}) | {} |\n", b.name, largest, moved, r.failing, r.outliers,
-               r.bias.z_signed, r.bias.limit,
+    square_sigmas /= static_cast<double>(std::max<int64_t>(1, exact.numel()));
+    fmt::print("| {} | {:.3g} | {} | {:.3g} | {:.3g} | {} | {} | {:.3g} ({:.3g}) | {} |\n", b.name, largest, moved,
+               largest_sigmas, square_sigmas, r.failing, r.outliers, r.bias.z_signed, r.bias.limit,
                !r.passed()       ? "mismatch"
                : r.has_outlier() ? "outlier"
                                  : "NO");

@@ -68,29 +68,44 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
   const double g = summation_factor(row.n, A, c.opt);
   auto xv = [&](int64_t i) { return x.ref[row.pos(i)]; };
   auto xe = [&](int64_t i) { return x.err[row.pos(i)]; };
+  // The inherited errors xe(i) enter the row's sums: linearly in deterministic mode; in
+  // probabilistic mode as independent mean-zero errors, in quadrature (as in sums and dot
+  // products), so that a norm does not double the relative error its input carries. The mean's
+  // error, shared by every element, and second-order terms stay linear.
+  const bool quad = quadrature(c.opt);
+  auto inherited = [&](double linear, double squares) {
+    return quad ? quadrature_factor(c.opt) * std::sqrt(squares) : linear;
+  };
   // Mean (zero for rms_norm) and the centered values.
   double mu = 0, e_mu = 0;
   if (centered) {
-    double s = 0, s_abs = 0, s_err = 0;
+    double s = 0, s_abs = 0, s_err = 0, s_err2 = 0;
     for (int64_t i = 0; i < row.n; ++i) {
       s += xv(i);
       s_abs += std::fabs(xv(i)) + xe(i);
       s_err += xe(i);
+      s_err2 += xe(i) * xe(i);
     }
     mu = s / n;
-    e_mu = (g * s_abs + s_err) / n + rounding_error(mu, A);
+    e_mu = (g * s_abs + inherited(s_err, s_err2)) / n + rounding_error(mu, A);
   }
   // Second moment about mu: two-pass bound, and the one-pass bound when centered.
-  double q = 0, q_abs = 0, q_err = 0, p_abs = 0, p_err = 0, p = 0;
+  double q = 0, q_abs = 0, q_lin = 0, q_sq = 0, q_shared = 0, p_abs = 0, p_lin = 0, p_sq = 0, p_second = 0, p = 0;
   for (int64_t i = 0; i < row.n; ++i) {
-    const double cv = xv(i) - mu, ce = xe(i) + e_mu + (centered ? rounding_error(cv, A) : 0);
+    const double shared = e_mu + (centered ? rounding_error(xv(i) - mu, A) : 0);
+    const double cv = xv(i) - mu, ce = xe(i) + shared;
     q += cv * cv;
     q_abs += (std::fabs(cv) + ce) * (std::fabs(cv) + ce);
-    q_err += 2 * std::fabs(cv) * ce + ce * ce;
+    q_lin += 2 * std::fabs(cv) * xe(i);
+    q_sq += 4 * cv * cv * xe(i) * xe(i);
+    q_shared += 2 * std::fabs(cv) * shared + ce * ce;
     p += xv(i) * xv(i);
     p_abs += (std::fabs(xv(i)) + xe(i)) * (std::fabs(xv(i)) + xe(i));
-    p_err += 2 * std::fabs(xv(i)) * xe(i) + xe(i) * xe(i);
+    p_lin += 2 * std::fabs(xv(i)) * xe(i);
+    p_sq += 4 * xv(i) * xv(i) * xe(i) * xe(i);
+    p_second += xe(i) * xe(i);
   }
+  const double q_err = inherited(q_lin, q_sq) + q_shared, p_err = inherited(p_lin, p_sq) + p_second;
   const double var = q / n;
   double e_var = (g * q_abs + q_err) / n + rounding_error(var, A);
   if (centered) {
