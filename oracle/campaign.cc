@@ -377,6 +377,10 @@ class Campaign {
     const uint64_t seed = rec.at("seed").get<uint64_t>();
     if (!done_.insert(seed).second) return nullptr;  // journaled twice (a resumed run's last seed)
     ++status_.done;
+    if (const auto it = rec.find("worst_excess"); it != rec.end() && it->is_number()) {
+      const double e = it->get<double>();
+      if (std::isfinite(e)) excesses_.emplace_back(e, seed);
+    }
     const std::string kind = rec.value("verdict", kHarnessError);
     ++status_.counts[kind];
     if (!rec.contains("signature")) return nullptr;
@@ -457,6 +461,7 @@ class Campaign {
     ::close(journal_fd_);
     CampaignSummary s;
     s.status = status_;
+    s.excess = ExcessSummary::of(excesses_);
     s.times = times_;
     s.checked = checked_;
     s.journal_notes = journal_notes_;
@@ -472,6 +477,7 @@ class Campaign {
   int journal_fd_ = -1;
   uint64_t next_ = 0;
   std::set<uint64_t> done_;
+  std::vector<std::pair<double, uint64_t>> excesses_;  // (worst excess, seed) per program
   CampaignStatus status_;
   std::map<std::string, FailureClass> failures_;
   StageTimes times_;

@@ -79,8 +79,21 @@ struct CampaignStatus {
   int64_t refuted_timeouts = 0;           // variants whose timeout a rerun with a larger budget refuted
 };
 
+// The statistical tier's headroom over a campaign: each program's worst excess (its journal's
+// "worst_excess": the largest |got - ref| / allowance over every element, variant and binding;
+// above 1 an outlier), over the programs journaled, resumed ones included. How close a clean
+// campaign comes to a false alarm.
+struct ExcessSummary {
+  int64_t programs = 0;  // with a finite worst excess
+  double median = 0, p99 = 0, max = 0;
+  uint64_t max_seed = 0;
+  // From (excess, seed) pairs in any order.
+  static ExcessSummary of(std::vector<std::pair<double, uint64_t>> excesses);
+};
+
 struct CampaignSummary {
   CampaignStatus status;
+  ExcessSummary excess;
   std::vector<FailureClass> failures;  // by first seed
   StageTimes times;                    // summed over the programs checked in this run
   int64_t checked = 0;                 // programs checked in this run

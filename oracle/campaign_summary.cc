@@ -1,9 +1,26 @@
 // A campaign's summary (oracle/campaign.h): its JSON, its table and its progress line.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "oracle/campaign.h"
 
 namespace difftest::oracle {
+
+ExcessSummary ExcessSummary::of(std::vector<std::pair<double, uint64_t>> excesses) {
+  ExcessSummary s;
+  if (excesses.empty()) return s;
+  std::sort(excesses.begin(), excesses.end());
+  const auto quantile = [&](double q) {
+    return excesses[static_cast<size_t>(q * static_cast<double>(excesses.size() - 1))].first;
+  };
+  s.programs = static_cast<int64_t>(excesses.size());
+  s.median = quantile(0.5);
+  s.p99 = quantile(0.99);
+  s.max = excesses.back().first;
+  s.max_seed = excesses.back().second;
+  return s;
+}
 
 bool CampaignSummary::found_failure() const {
   for (const auto& [kind, n] : status.counts) {
@@ -21,6 +38,13 @@ nlohmann::json CampaignSummary::to_json() const {
                       {"times_ms", times.to_json()},
                       {"abandoned_at_time_limit", status.abandoned},
                       {"refuted_timeouts", status.refuted_timeouts}};
+  if (excess.programs > 0) {
+    j["worst_excess"] = {{"programs", excess.programs},
+                         {"median", excess.median},
+                         {"p99", excess.p99},
+                         {"max", excess.max},
+                         {"max_seed", excess.max_seed}};
+  }
   if (!journal_notes.empty()) j["journal_notes"] = journal_notes;
   j["failures"] = nlohmann::json::array();
   for (const auto& f : failures) {
@@ -68,6 +92,11 @@ std::string format_summary(const CampaignSummary& s) {
   if (s.status.refuted_timeouts > 0) {
     out += fmt::format("  {} timeouts refuted by a rerun with a larger CPU budget (not failures)\n",
                        s.status.refuted_timeouts);
+  }
+  if (s.excess.programs > 0) {
+    out +=
+        fmt::format("worst excess per program (above 1: an outlier): median {:.3g}  p99 {:.3g}  max {:.3g} (seed {})\n",
+                    s.excess.median, s.excess.p99, s.excess.max, s.excess.max_seed);
   }
   if (s.checked > 0) {
     out += fmt::format(

@@ -1,0 +1,85 @@
+// A campaign's summary of the statistical tier's headroom: each program's worst excess, as its
+// journal record gives it, over the programs of the campaign (resumed ones included). The
+// expected figures are computed here from the journal records.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "oracle/campaign.h"
+
+namespace difftest::oracle {
+namespace {
+
+namespace fs = std::filesystem;
+
+CampaignOptions small_campaign(const fs::path& dir, uint64_t last_seed) {
+  CampaignOptions c;
+  c.first_seed = 0;
+  c.last_seed = last_seed;
+  c.jobs = 2;
+  c.out_dir = dir.string();
+  c.check.pipelines = {"O0"};
+  c.check.random_orders = 0;
+  c.check.cross_checks.clear();
+  c.check.specialize = false;
+  c.check.random_bindings = 0;
+  c.check.limits.cpu_seconds = 30;
+  return c;
+}
+
+TEST(CampaignSummary, ReportsTheWorstExcessOfEveryJournaledProgramResumedOnesIncluded) {
+  const fs::path dir = fs::temp_directory_path() / ("difftest_excess." + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  run_campaign(small_campaign(dir, 3));
+  CampaignOptions more = small_campaign(dir, 7);
+  more.resume = true;
+  const CampaignSummary s = run_campaign(more);
+
+  double max = -1;
+  uint64_t max_seed = 0;
+  int64_t programs = 0;
+  for (const auto& rec : read_campaign_journal(dir.string()).records) {
+    ASSERT_TRUE(rec.contains("worst_excess")) << rec.dump();
+    const double e = rec["worst_excess"].get<double>();
+    ++programs;
+    if (e > max) {
+      max = e;
+      max_seed = rec["seed"].get<uint64_t>();
+    }
+  }
+  EXPECT_EQ(programs, 8);
+  EXPECT_EQ(s.excess.programs, programs);
+  EXPECT_EQ(s.excess.max, max);
+  EXPECT_EQ(s.excess.max_seed, max_seed);
+  EXPECT_GT(s.excess.max, 0);  // a correct compile still deviates from the f64 reference
+  EXPECT_LT(s.excess.max, 1);  // and stays within its allowances
+  EXPECT_LE(s.excess.median, s.excess.p99);
+  EXPECT_LE(s.excess.p99, s.excess.max);
+
+  std::ifstream in(dir / "summary.json");
+  const nlohmann::json summary = nlohmann::json::parse(in);
+  EXPECT_EQ(summary.at("worst_excess").at("max").get<double>(), max);
+  EXPECT_EQ(summary.at("worst_excess").at("programs").get<int64_t>(), 8);
+  EXPECT_NE(format_summary(s).find("worst excess per program"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(CampaignSummary, ExcessQuantilesAreOrderStatistics) {
+  std::vector<std::pair<double, uint64_t>> excesses;
+  for (uint64_t seed = 0; seed < 101; ++seed) excesses.emplace_back(static_cast<double>((seed * 37) % 101) / 100, seed);
+  const ExcessSummary s = ExcessSummary::of(excesses);
+  EXPECT_EQ(s.programs, 101);
+  EXPECT_DOUBLE_EQ(s.median, 0.5);
+  EXPECT_DOUBLE_EQ(s.p99, 0.99);
+  EXPECT_DOUBLE_EQ(s.max, 1.0);
+  EXPECT_EQ((s.max_seed * 37) % 101, 100u);
+  EXPECT_EQ(ExcessSummary::of({}).programs, 0);
+}
+
+}  // namespace
+}  // namespace difftest::oracle
