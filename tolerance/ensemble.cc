@@ -21,6 +21,28 @@ struct Deviations {
   std::vector<double> max_abs, sum_squares;
 };
 
+// An element's spread seen by a few members is itself a random estimate, and a poor one where
+// one rounding dominates the element's error: every perturbed member then rounds it the same
+// way with probability 2^-(members - 1), and the estimate collapses to the rounding of r (seed
+// 2001590 of a clean campaign: a layer_norm's affine step x_hat * g + b cancelling 2.005
+// against -1.907, where all eight members agreed and the compiled FMA-contracted step, one
+// legitimate rounding away, came out 17 sigmas off). The sound bounds know each element's
+// shape (they see that cancellation) but not the level; the members know the level. So no
+// element's sigma falls below kPooledShare of its sound bound times the median ratio of
+// observed spread to sound bound over the value's elements.
+constexpr double kPooledShare = 0.5;
+
+double median_spread_per_bound(const std::vector<double>& rms, const std::vector<double>& bound) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < rms.size(); ++i) {
+    if (bound[i] > 0 && std::isfinite(bound[i]) && std::isfinite(rms[i])) ratios.push_back(rms[i] / bound[i]);
+  }
+  if (ratios.empty()) return 0;
+  auto mid = ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2);
+  std::nth_element(ratios.begin(), mid, ratios.end());
+  return *mid;
+}
+
 uint64_t member_seed(uint64_t seed, int member) {
   return seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(member) * 0xd1b54a32d192ed03ULL + 0x656e73;  // "ens"
 }
@@ -94,11 +116,14 @@ Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std:
   ObservedErrors observed;
   std::unordered_map<const ValueNode*, std::vector<double>> sigmas;
   for (const auto& [value, d] : dev) {
-    const std::vector<double>& r = sound.values.at(value).ref;
-    std::vector<double> allowance(d.max_abs.size()), sigma(d.max_abs.size());
+    const Bounded& b = sound.values.at(value);
+    std::vector<double> rms(d.max_abs.size());
+    for (size_t i = 0; i < rms.size(); ++i) rms[i] = std::sqrt(d.sum_squares[i] / members);
+    const double pooled = kPooledShare * median_spread_per_bound(rms, b.err);
+    std::vector<double> allowance(rms.size()), sigma(rms.size());
     for (size_t i = 0; i < allowance.size(); ++i) {
-      const double rms = std::sqrt(d.sum_squares[i] / members);
-      sigma[i] = std::max(rms, rounding_error(r[i], value->type.dtype));
+      const double floor = std::isfinite(b.err[i]) ? pooled * b.err[i] : 0;
+      sigma[i] = std::max({rms[i], rounding_error(b.ref[i], value->type.dtype), floor});
       allowance[i] = d.max_abs[i] + ensemble.margin * sigma[i];
     }
     observed[value] = std::move(allowance);

@@ -27,6 +27,13 @@ Moments moments(const double* x, int64_t n, int64_t stride, const Rounder& rd) {
 
 double inv_std(double var, double eps, const Rounder& rd) { return rd(1 / rd(std::sqrt(rd(var + eps)))); }
 
+// The affine step normed * g + b: one rounding in a member that contracts multiply-adds (as a
+// compiler that contracts emits it: an FMA), two otherwise.
+double affine(double normed, double g, double b, const KernelContext& c, const Rounder& rd) {
+  const bool fused = c.perturbation != nullptr && c.perturbation->fused();
+  return fused ? rd(normed * g + b) : rd(rd(normed * g) + b);
+}
+
 template <bool Log>
 std::vector<Tensor> softmax(const KernelContext& c) {
   const Tensor& x = c.arg(0);
@@ -83,7 +90,7 @@ std::vector<Tensor> axis_norm(const KernelContext& c) {
         const auto i = static_cast<size_t>(base + k * s.inner);
         const double normed = rd(rd(v[i] - mean) * scale);
         out[i] = Rms ? rd(normed * rd(g[static_cast<size_t>(k)] + offset))
-                     : rd(rd(normed * g[static_cast<size_t>(k)]) + b[static_cast<size_t>(k)]);
+                     : affine(normed, g[static_cast<size_t>(k)], b[static_cast<size_t>(k)], c, rd);
       }
     }
   }
@@ -110,7 +117,7 @@ std::vector<Tensor> channel_norm(const KernelContext& c) {
     for (int64_t k = 0; k < block; ++k) {
       const auto i = static_cast<size_t>(base + k);
       const auto ch = static_cast<size_t>((blk % groups) * (channels / groups) + k / spatial);
-      out[i] = rd(rd(rd(rd(v[i] - mv.mean) * scale) * g[ch]) + b[ch]);
+      out[i] = affine(rd(rd(v[i] - mv.mean) * scale), g[ch], b[ch], c, rd);
     }
   }
   return {c.floats(0, x.shape(), out)};

@@ -113,6 +113,29 @@ TEST(Perturbation, AFusedMemberContractsEachProductIntoItsSum) {
   EXPECT_LT(std::fabs(plain), 0x1.0p-100);  // zero, or the subnormal next to it
 }
 
+TEST(Perturbation, AFusedMemberContractsANormsAffineStep) {
+  // Every step before the affine one is exact: mean 0, variance 30/8 = 3.75, + eps = 4, so the
+  // scale is 1/2 and the normed row is d / 2. Then 1.5 * (1 + 2^-23) - 1.5 is 1.5 * 2^-23
+  // with one rounding; rounding the product first leaves 0 or one ulp of 1.5 (2^-23).
+  const Program p = testing::verified_program(R"(program @norm() {
+  %x: f32[1, 8] = param
+  %g: f32[8] = param
+  %b: f32[8] = param
+  %y: f32[1, 8] = layer_norm(%x, %g, %b, axis=1, eps=0.25, acc=f32)
+  return %y
+}
+)",
+                                              "affine.ir");
+  std::map<std::string, Tensor> inputs;
+  inputs.emplace("x", Tensor::from_doubles(DType::f32, {1, 8}, {3, -3, 2, -2, 1, -1, 1, -1}));
+  inputs.emplace("g", Tensor::from_doubles(DType::f32, {8}, std::vector<double>(8, 1 + 0x1.0p-23)));
+  inputs.emplace("b", Tensor::from_doubles(DType::f32, {8}, std::vector<double>(8, -1.5)));
+  const double fused = evaluate_perturbed(p, {}, inputs, 5, {SumOrder::Sequential, true}).outputs[0].get(0);
+  const double plain = evaluate_perturbed(p, {}, inputs, 5, {SumOrder::Sequential, false}).outputs[0].get(0);
+  EXPECT_EQ(fused, 1.5 * 0x1.0p-23);
+  EXPECT_TRUE(plain == 0 || plain == 0x1.0p-23) << plain;
+}
+
 TEST(Perturbation, MembersDifferFromNativeModeByRoundingSizedAmounts) {
   const Program p = testing::verified_program(R"(program @dot() {
   %a: f16[4, 256] = param
