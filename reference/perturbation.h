@@ -13,7 +13,8 @@
 //     cancellation downstream (x + y with x near -y) turns that one ulp into many of the result;
 //   - matrix products and attention's inner products sum in the member's order (SumOrder):
 //     the index order, its reverse, OpenBLAS's blocks, or a random permutation, each product
-//     rounded before its sum or fused with it (an FMA, as a contracting compiler emits). The
+//     rounded before its sum or fused with it (an FMA, as a contracting compiler emits; a
+//     fused member contracts the norms' affine steps x_hat * g + b too). The
 //     orders a compiler emits are sampled on purpose, not only random ones: data with structure
 //     along the reduced index (LLM activations have fixed outlier channels; generated rows can
 //     drift) gives the plain index-order loop an error beyond every one of 1000 random

@@ -8,7 +8,11 @@
 // For every float
 // element of every value, with r the f64 reference and d_m = x_m - r the members' deviations:
 //
-//   allowance = max_m |d_m| + margin * sigma,   sigma = max(rms_m d_m, rounding of r to its dtype)
+//   allowance = max_m |d_m| + margin * sigma,
+//   sigma = max(rms_m d_m, rounding of r to its dtype, pooled floor)
+//
+// where the pooled floor is half the element's sound bound times the value's median ratio of
+// rms_m d_m to sound bound (ensemble.cc says why).
 //
 // The calibrated bounds are the rules rerun with every value's allowance in place of its
 // derived bound, so an element is uncertain only where a realistic error reaches a decision
