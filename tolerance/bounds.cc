@@ -60,6 +60,23 @@ Tensor indicator(const Bounded& b) {
   return as_f64(m, b.shape());
 }
 
+double spread(const Bounded& b, size_t i) { return b.sd.empty() || b.sd[i] < 0 ? b.err[i] / kSqrt3 : b.sd[i]; }
+
+Tensor spreads(const Bounded& b, bool squared) {
+  std::vector<double> m(b.ref.size());
+  for (size_t i = 0; i < m.size(); ++i) {
+    const double s = spread(b, i);
+    m[i] = squared ? s * s : s;
+  }
+  return as_f64(m, b.shape());
+}
+
+void set_spread(const RuleContext& c, Bounded& out, size_t i, double independent, double inherited_bound) {
+  if (!quadrature(c.opt)) return;
+  if (out.sd.empty()) out.sd.assign(out.ref.size(), -1);
+  out.sd[i] = independent + std::max(0.0, out.err[i] - inherited_bound) / kSqrt3;
+}
+
 void mark_uncertain(Bounded& out, const Tensor& dependence) {
   DT_CHECK(dependence.numel() == out.numel(), "uncertainty dependence has the wrong size");
   for (int64_t i = 0; i < out.numel(); ++i) {
@@ -162,10 +179,18 @@ BoundedProgram apply_rules(const Program& p, const sym::Env& env,
       if (observed != nullptr) {
         for (size_t i = 0; i < results.size(); ++i) {
           auto it = observed->find(b.results()[i].get());
-          if (it != observed->end()) results[i].err = it->second;
+          if (it == observed->end()) continue;
+          results[i].err = it->second;
+          results[i].sd.clear();  // an allowance is a worst case of what the members showed
         }
       }
       for (size_t i = 0; i < results.size() && !out.invalid; ++i) check_range(results[i], b.results()[i], out);
+    }
+    if (quadrature(opt)) {
+      for (Bounded& r : results) {
+        r.sd.resize(r.ref.size(), -1);
+        for (size_t i = 0; i < r.sd.size(); ++i) r.sd[i] = spread(r, i);
+      }
     }
     for (size_t i = 0; i < results.size(); ++i) out.values[b.results()[i].get()] = std::move(results[i]);
   }

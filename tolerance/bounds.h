@@ -30,6 +30,11 @@ struct Bounded {
   std::vector<double> ref;         // `exact` as doubles
   std::vector<double> err;         // absolute bound per element (0 for exact values)
   std::vector<uint8_t> uncertain;  // 1: excluded from comparison
+  // Probabilistic mode: the standard deviation of each element's error under the mode's model
+  // of independent mean-zero roundings (err stays its bound); empty in the other modes.
+  // Propagating it, rather than taking every inherited bound for a uniform worst case, keeps
+  // the confidence factor from compounding at every stage of a deep chain.
+  std::vector<double> sd;
 
   const std::vector<int64_t>& shape() const { return exact.shape(); }
   int64_t numel() const { return exact.numel(); }
@@ -58,7 +63,7 @@ BoundedProgram rebound_program(const Program& p, const sym::Env& env, const Boun
 
 // What bound_program keeps per float element beside the f64 reference value: Bounded's exact
 // tensor, ref, err and uncertain, and the rules' temporaries.
-inline constexpr int64_t kBoundBytesPerElement = 8 + 8 + 8 + 1 + 16;
+inline constexpr int64_t kBoundBytesPerElement = 8 + 8 + 8 + 8 + 1 + 16;
 // UserError(Limit) naming the binding when bounding `p` under `env` (with its inputs) would
 // take more than reference::kMaxEvaluationBytes: checked before any input is generated.
 void require_bounding_memory(const Program& p, const sym::Env& env);
@@ -99,12 +104,23 @@ Tensor errors(const Bounded& b);                       // e as an f64 tensor
 Tensor squares(const Bounded& b, bool of_errors);      // r^2 or e^2 as an f64 tensor
 Tensor indicator(const Bounded& b);                    // 1.0 where uncertain, else 0
 // Whether inherited operand errors add in quadrature (probabilistic mode), where the
-// deterministic bound is sum |c_k| e_k. An operand bound e_k is a worst case, about sqrt(3)
-// standard deviations of a rounding error spread uniformly over [-e_k, e_k]; independent,
-// mean-zero errors then sum to lambda sigma = (lambda / sqrt 3) sqrt(sum (c_k e_k)^2) at the
-// mode's confidence.
+// deterministic bound is sum |c_k| e_k. Independent, mean-zero errors with standard deviations
+// sd_k (Bounded::sd) sum to lambda sigma = lambda sqrt(sum (c_k sd_k)^2) at the mode's
+// confidence; a bound whose rule recorded no sd counts as a rounding error spread uniformly
+// over [-e_k, e_k], sd_k = e_k / sqrt 3.
 inline bool quadrature(const Options& o) { return o.mode == BoundMode::Probabilistic; }
-inline double quadrature_factor(const Options& o) { return std::max(1.0, o.lambda / 1.7320508075688772); }
+inline constexpr double kSqrt3 = 1.7320508075688772;
+// The multiplier of a quadrature sum: lambda, and at least sqrt 3, so that no inherited error
+// counts for less than its uniform worst case.
+inline double confidence(const Options& o) { return std::max(o.lambda, kSqrt3); }
+// Element i's sd (probabilistic mode), or e_i / sqrt 3 where none was recorded.
+double spread(const Bounded& b, size_t i);
+Tensor spreads(const Bounded& b, bool squared);  // sd or sd^2 as an f64 tensor
+// Records out.sd[i] in probabilistic mode (after out.err[i] is final): `independent`, the sd of
+// the inherited errors the rule passed on (in quadrature or linearly), whose share of out.err[i]
+// was `inherited_bound`; the rest of the bound (the rule's own roundings, shared and
+// second-order terms) counts as a uniform worst case.
+void set_spread(const RuleContext& c, Bounded& out, size_t i, double independent, double inherited_bound);
 // Bound of an op that sums k products of operand 0 with operand 1, plus an optional operand 2
 // (matmul, linear, convolutions): g(k) S(|a|+e, |b|+e) + S(|a|+e, |b|+e) - S(|a|, |b|) + rounding,
 // the propagated part S(|a|+e, |b|+e) - S(|a|, |b|) taken in quadrature in probabilistic mode.

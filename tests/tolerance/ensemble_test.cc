@@ -123,7 +123,31 @@ TEST(Ensemble, ElementsWhereEveryMemberRoundsAlikeKeepAShareOfTheValuesSpread) {
   EXPECT_EQ(below, 0);
 }
 
-TEST(Ensemble, AllowancesAreFarTighterThanTheSoundBoundsOfADeepF16Chain) {
+// Probabilistic sound bounds carry each element's sd, so the confidence factor applies once
+// where a bound is read rather than at every stage of the chain: at the median element the
+// bound stays within 11 times the members' largest deviation, and no member is outside it.
+TEST(Ensemble, TheSoundBoundsOfADeepF16ChainCoverEveryMemberWithoutCompounding) {
+  const Checked c = check_of(kDeepF16, {{"n", 16}});
+  const Bounded& sound = *c.sound.outputs[0];
+  const OutputSpread& spread = c.calibration.outputs[0];
+  std::vector<double> ratio;
+  int outside = 0;
+  for (size_t i = 0; i < sound.err.size(); ++i) {
+    double largest = 0;
+    for (const auto& d : spread.deviation) largest = std::max(largest, std::fabs(d[i]));
+    if (largest > sound.err[i]) ++outside;
+    if (largest > 0) ratio.push_back(sound.err[i] / largest);
+  }
+  EXPECT_EQ(outside, 0);
+  ASSERT_FALSE(ratio.empty());
+  std::nth_element(ratio.begin(), ratio.begin() + static_cast<std::ptrdiff_t>(ratio.size() / 2), ratio.end());
+  // Measured: 8.8; 15.2 when every inherited bound counted as a uniform worst case.
+  EXPECT_LT(ratio[ratio.size() / 2], 11);
+}
+
+// Measured: 0.62 of the sound bound at the median element (below 0.5 while the sound bounds
+// compounded their confidence factor at every stage).
+TEST(Ensemble, AllowancesAreTighterThanTheSoundBoundsOfADeepF16Chain) {
   const Checked c = check_of(kDeepF16, {{"n", 16}});
   const Bounded& sound = *c.sound.outputs[0];
   const Bounded& cal = *c.calibration.bounds.outputs[0];
@@ -134,7 +158,7 @@ TEST(Ensemble, AllowancesAreFarTighterThanTheSoundBoundsOfADeepF16Chain) {
   }
   ASSERT_FALSE(ratio.empty());
   std::nth_element(ratio.begin(), ratio.begin() + static_cast<std::ptrdiff_t>(ratio.size() / 2), ratio.end());
-  EXPECT_LT(ratio[ratio.size() / 2], 0.5);
+  EXPECT_LT(ratio[ratio.size() / 2], 0.8);
 }
 
 TEST(Ensemble, ACorrectResultIsNoOutlier) {

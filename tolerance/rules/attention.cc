@@ -24,16 +24,25 @@ double softmax_rounding(size_t n, DType acc, const Options& opt) {
   return beta >= 1 ? INFINITY : (1 + a) * (1 + unit_roundoff(acc)) / (1 - beta) - 1;
 }
 
-// The bound of o = sum_t w_t v_t over the admitted keys of one row.
+// The bound of o = sum_t w_t v_t over the admitted keys of one row, and the sd of the inherited
+// part in probabilistic mode.
 struct WeightedSum {
   size_t n;
-  double g;          // summation factor of the n products
-  double rho;        // relative rounding of each weight
-  bool quadrature;   // probabilistic mode
-  double q_factor;
+  double g;           // summation factor of the n products
+  double rho;         // relative rounding of each weight
+  bool quadrature;    // probabilistic mode
+  double confidence;  // lambda
 
-  double bound(const std::vector<double>& w, const std::vector<double>& ew, const std::vector<double>& es,
-               const std::vector<double>& v, const std::vector<double>& ev) const {
+  struct Result {
+    double bound;
+    double independent = 0;      // sd of the inherited errors taken in quadrature
+    double inherited_bound = 0;  // their share of `bound`
+  };
+
+  // w, ew: weights and their bounds; es, ss: score bounds and sds; v, ev, sv: values, bounds, sds.
+  Result bound(const std::vector<double>& w, const std::vector<double>& ew, const std::vector<double>& es,
+               const std::vector<double>& ss, const std::vector<double>& v, const std::vector<double>& ev,
+               const std::vector<double>& sv) const {
     double mag = 0, mag0 = 0, o = 0, es_max = 0;
     for (size_t t = 0; t < n; ++t) {
       mag += (w[t] + ew[t]) * (std::fabs(v[t]) + ev[t]);
@@ -45,15 +54,16 @@ struct WeightedSum {
     // Score perturbations d move the output by sum_t w_t (d_t - sum_s w_s d_s) v_t =
     // sum_t w_t d_t (v_t - o) to first order; independent d_t add in quadrature. The factor
     // e^{2 max e_s} covers the curvature of exp while the score bounds stay below 1/2.
-    if (!quadrature || es_max > 0.5) return deterministic;
+    if (!quadrature || es_max > 0.5) return {deterministic};
     double through_scores = 0, through_values = 0;
     for (size_t t = 0; t < n; ++t) {
-      through_scores += std::pow(w[t] * es[t] * std::fabs(v[t] - o), 2);
-      through_values += std::pow(w[t] * ev[t], 2);
+      through_scores += std::pow(w[t] * ss[t] * std::fabs(v[t] - o), 2);
+      through_values += std::pow(w[t] * sv[t], 2);
     }
-    const double probabilistic = g * mag + rho * mag0 +
-                                 q_factor * (std::exp(2 * es_max) * std::sqrt(through_scores) + std::sqrt(through_values));
-    return std::min(deterministic, probabilistic);
+    const double independent = std::exp(2 * es_max) * std::sqrt(through_scores) + std::sqrt(through_values);
+    const double probabilistic = g * mag + rho * mag0 + confidence * independent;
+    if (deterministic <= probabilistic) return {deterministic};
+    return {probabilistic, independent, confidence * independent};
   }
 };
 
@@ -80,7 +90,7 @@ void attention(RuleContext& c) {
       const int64_t g = h / (Hq / Hkv);
       for (int64_t i = 0; i < Sq; ++i) {
         std::vector<int64_t> keys;
-        std::vector<double> s, es;
+        std::vector<double> s, es, ss;
         bool unsure = false;
         for (int64_t d = 0; d < D; ++d) unsure = unsure || q.uncertain[qi(b, i, h, d)];
         for (int64_t j = 0; j < Skv; ++j) {
@@ -91,15 +101,17 @@ void attention(RuleContext& c) {
           for (int64_t d = 0; d < D; ++d) {
             const double x = q.ref[qi(b, i, h, d)], y = k.ref[ki(b, j, g, d)];
             const double ex = q.err[qi(b, i, h, d)], ey = k.err[ki(b, j, g, d)];
+            const double sx = spread(q, qi(b, i, h, d)), sy = spread(k, ki(b, j, g, d));
             dot += x * y;
             mag += (std::fabs(x) + ex) * (std::fabs(y) + ey);
             mag0 += std::fabs(x * y);
-            quad += x * x * ey * ey + y * y * ex * ex;
+            quad += x * x * sy * sy + y * y * sx * sx;
             cross += ex * ey;
             unsure = unsure || k.uncertain[ki(b, j, g, d)];
           }
           double sv = scale * dot;
-          const double propagated = quadrature(c.opt) ? quadrature_factor(c.opt) * std::sqrt(quad) + cross : mag - mag0;
+          const double independent = quadrature(c.opt) ? std::fabs(scale) * std::sqrt(quad) : 0;
+          const double propagated = quadrature(c.opt) ? confidence(c.opt) * std::sqrt(quad) + cross : mag - mag0;
           double e = std::fabs(scale) * (g_d * mag + propagated) + 2 * rounding_error(sv, A);
           if (cap > 0) {
             sv = cap * std::tanh(sv / cap);
@@ -108,24 +120,29 @@ void attention(RuleContext& c) {
           keys.push_back(j);
           s.push_back(sv);
           es.push_back(e);
+          ss.push_back(independent + std::max(0.0, e - confidence(c.opt) * independent) / kSqrt3);
         }
         std::vector<double> w, ew;
         if (!keys.empty() && !softmax_bound(s, es, A, c.opt, w, ew)) unsure = true;
         const double g_kv = summation_factor(static_cast<int64_t>(keys.size()), A, c.opt);
         const WeightedSum ws{keys.size(), g_kv, softmax_rounding(keys.size(), A, c.opt), quadrature(c.opt),
-                             quadrature_factor(c.opt)};
+                             confidence(c.opt)};
         for (int64_t d = 0; d < Dv; ++d) {
           bool row_unsure = unsure;
-          std::vector<double> vals(keys.size()), verr(keys.size());
+          std::vector<double> vals(keys.size()), verr(keys.size()), vsd(keys.size());
           for (size_t t = 0; t < keys.size() && !row_unsure; ++t) {
             const size_t at = vi(b, keys[t], g, d);
             vals[t] = v.ref[at];
             verr[t] = v.err[at];
+            vsd[t] = spread(v, at);
             row_unsure = v.uncertain[at];
           }
           const size_t o = oi(b, i, h, d);
           out.uncertain[o] = row_unsure;
-          if (!row_unsure) out.err[o] = ws.bound(w, ew, es, vals, verr) + rounding_error(out.ref[o], out.dtype);
+          if (row_unsure) continue;
+          const WeightedSum::Result r = ws.bound(w, ew, es, ss, vals, verr, vsd);
+          out.err[o] = r.bound + rounding_error(out.ref[o], out.dtype);
+          set_spread(c, out, o, r.independent, r.inherited_bound);
         }
       }
     }
@@ -154,10 +171,19 @@ void rope(RuleContext& c) {
           const auto i1 = static_cast<size_t>(base + (neox ? i : 2 * i));
           const auto i2 = static_cast<size_t>(base + (neox ? i + D / 2 : 2 * i + 1));
           const double m = std::fabs(x.ref[i1]) + std::fabs(x.ref[i2]);
-          const double e = m * e_angle + x.err[i1] + x.err[i2] + libm_error(m, T);
-          for (size_t at : {i1, i2}) {
-            out.err[at] = e + rounding_error(out.ref[at], T);
+          const double own = m * e_angle + libm_error(m, T);
+          // The inputs' errors rotate with them: out1 = x1 cos - x2 sin, out2 = x1 sin + x2 cos,
+          // with cos and sin of an angle off by up to e_angle.
+          const double cos_a = std::fabs(std::cos(angle)) + e_angle, sin_a = std::fabs(std::sin(angle)) + e_angle;
+          const std::pair<double, double> weights[] = {{cos_a, sin_a}, {sin_a, cos_a}};
+          const size_t outs[] = {i1, i2};
+          for (int r = 0; r < 2; ++r) {
+            const size_t at = outs[r];
+            const auto [w1, w2] = weights[r];
+            const double inherited = w1 * x.err[i1] + w2 * x.err[i2];
+            out.err[at] = own + inherited + rounding_error(out.ref[at], T);
             out.uncertain[at] = x.uncertain[i1] || x.uncertain[i2];
+            set_spread(c, out, at, w1 * spread(x, i1) + w2 * spread(x, i2), inherited);
           }
         }
       }

@@ -10,27 +10,39 @@ namespace difftest::tolerance {
 
 namespace {
 
-// Runs the kernel with data operand i replaced by its errors (then by its indicator); the
-// other operands keep their exact values.
+enum class Moved { errors, indicators, spreads };
+
+// Runs the kernel with data operand i replaced by its errors (then by its indicator, and in
+// probabilistic mode by its sd); the other operands keep their exact values.
 void move(RuleContext& c, const std::vector<size_t>& data_operands) {
-  auto substituted = [&](bool errors) {
+  auto substituted = [&](Moved what) {
     std::vector<Tensor> args;
     for (size_t i = 0; i < c.in.size(); ++i) {
       const bool data = std::find(data_operands.begin(), data_operands.end(), i) != data_operands.end();
       if (!data) {
         args.push_back(c.in[i]->exact);
+      } else if (what == Moved::errors) {
+        args.push_back(as_f64(c.in[i]->err, c.in[i]->shape()));
       } else {
-        args.push_back(errors ? as_f64(c.in[i]->err, c.in[i]->shape()) : indicator(*c.in[i]));
+        args.push_back(what == Moved::indicators ? indicator(*c.in[i]) : spreads(*c.in[i], false));
       }
     }
     return c.kernel(args);
   };
-  const std::vector<Tensor> errs = substituted(true), flags = substituted(false);
+  const std::vector<Tensor> errs = substituted(Moved::errors), flags = substituted(Moved::indicators);
+  // An op that copies one element to several places makes their errors one: a later sum over
+  // the copies adds it coherently, so the copies keep no independent share (a uniform worst case).
+  const std::string& op = c.binding.op().name;
+  const bool replicates = op == "broadcast_to" || op == "repeat" || op == "upsample_nearest1d" || op == "take";
+  const std::vector<Tensor> sds =
+      quadrature(c.opt) && !replicates ? substituted(Moved::spreads) : std::vector<Tensor>{};
   for (size_t r = 0; r < c.out.size(); ++r) {
     Bounded& out = c.out[r];
     for (int64_t i = 0; i < out.numel(); ++i) {
-      out.err[static_cast<size_t>(i)] = is_float(out.dtype) ? errs[r].get(i) : 0;
-      out.uncertain[static_cast<size_t>(i)] = flags[r].get(i) != 0;
+      const auto at = static_cast<size_t>(i);
+      out.err[at] = is_float(out.dtype) ? errs[r].get(i) : 0;
+      out.uncertain[at] = flags[r].get(i) != 0;
+      if (!sds.empty() && is_float(out.dtype)) set_spread(c, out, at, sds[r].get(i), out.err[at]);
     }
   }
 }

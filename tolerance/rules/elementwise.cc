@@ -22,7 +22,28 @@ void unary(RuleContext& c) {
     const ScalarBound s = unary_bound(op, a.ref[i], a.err[i], out.ref[i], out.dtype, alpha, lo, hi);
     out.err[i] = s.err;
     out.uncertain[i] = out.uncertain[i] || s.uncertain;
+    if (quadrature(c.opt) && a.err[i] > 0) {
+      const double inherited = s.err - unary_bound(op, a.ref[i], 0, out.ref[i], out.dtype, alpha, lo, hi).err;
+      set_spread(c, out, i, inherited * spread(a, i) / a.err[i], inherited);
+    }
   }
+}
+
+// The share of a binary op's bound at one element that one operand's error causes, and that
+// share scaled to the operand's sd.
+struct OperandShare {
+  double bound = 0, sd = 0;
+};
+
+OperandShare operand_share(const std::string& op, const Bounded& a, size_t j, const Bounded& b, size_t k, bool of_a,
+                           double r, DType out) {
+  const Bounded& own = of_a ? a : b;
+  const size_t at = of_a ? j : k;
+  if (own.err[at] <= 0) return {};
+  const double with = binary_bound(op, a.ref[j], of_a ? a.err[j] : 0, b.ref[k], of_a ? 0 : b.err[k], r, out).err;
+  const double without = binary_bound(op, a.ref[j], 0, b.ref[k], 0, r, out).err;
+  const double share = std::max(0.0, with - without);
+  return {share, share * spread(own, at) / own.err[at]};
 }
 
 void binary(RuleContext& c) {
@@ -41,6 +62,18 @@ void binary(RuleContext& c) {
       const ScalarBound s = binary_bound(op, a.ref[j], a.err[j], b.ref[k], b.err[k], out.ref[i], out.dtype);
       out.err[i] = s.err;
       out.uncertain[i] = out.uncertain[i] || s.uncertain;
+      if (!quadrature(c.opt)) continue;
+      // The operands' shares add linearly (a and b may carry the same error: add(x, x)). A
+      // broadcast operand's error is shared by every element it reaches, and a later sum over
+      // them adds it coherently: it keeps no independent share (a uniform worst case).
+      OperandShare sum;
+      for (const bool of_a : {true, false}) {
+        if ((of_a ? a : b).shape() != out.shape()) continue;
+        const OperandShare share = operand_share(op, a, j, b, k, of_a, out.ref[i], out.dtype);
+        sum.bound += share.bound;
+        sum.sd += share.sd;
+      }
+      set_spread(c, out, i, sum.sd, sum.bound);
     }
   }
 }
@@ -58,6 +91,10 @@ void where(RuleContext& c) {
     if (!cond.uncertain[k]) {
       out.err[i] = take_x ? x.err[j] : y.err[l];
       out.uncertain[i] = take_x ? x.uncertain[j] : y.uncertain[l];
+      if (is_float(out.dtype)) {
+        const double sd = take_x ? spread(x, j) : spread(y, l);
+        set_spread(c, out, i, sd, out.err[i]);
+      }
     } else if (is_float(out.dtype)) {
       out.err[i] = std::fabs(x.ref[j] - y.ref[l]) + std::max(x.err[j], y.err[l]);
       out.uncertain[i] = x.uncertain[j] || y.uncertain[l];
@@ -76,6 +113,7 @@ void cast(RuleContext& c) {
     const double r = a.ref[i], e = a.err[i];
     if (is_float(to)) {
       out.err[i] = e + rounding_error(std::fabs(out.ref[i]) + e, to);
+      if (is_float(from)) set_spread(c, out, i, spread(a, i), e);
     } else if (is_float(from) && e > 0) {
       // Truncation (or != 0 for bool) flips somewhere inside [r - e, r + e]?
       const bool flips = to == DType::boolean ? (r - e <= 0 && r + e >= 0)

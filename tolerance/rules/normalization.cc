@@ -68,13 +68,14 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
   const double g = summation_factor(row.n, A, c.opt);
   auto xv = [&](int64_t i) { return x.ref[row.pos(i)]; };
   auto xe = [&](int64_t i) { return x.err[row.pos(i)]; };
-  // The inherited errors xe(i) enter the row's sums: linearly in deterministic mode; in
-  // probabilistic mode as independent mean-zero errors, in quadrature (as in sums and dot
+  auto xs = [&](int64_t i) { return spread(x, row.pos(i)); };
+  // The inherited errors enter the row's sums: linearly (xe) in deterministic mode; in
+  // probabilistic mode as independent mean-zero errors (xs), in quadrature (as in sums and dot
   // products), so that a norm does not double the relative error its input carries. The mean's
   // error, shared by every element, and second-order terms stay linear.
   const bool quad = quadrature(c.opt);
   auto inherited = [&](double linear, double squares) {
-    return quad ? quadrature_factor(c.opt) * std::sqrt(squares) : linear;
+    return quad ? confidence(c.opt) * std::sqrt(squares) : linear;
   };
   // Mean (zero for rms_norm) and the centered values.
   double mu = 0, e_mu = 0;
@@ -84,7 +85,7 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
       s += xv(i);
       s_abs += std::fabs(xv(i)) + xe(i);
       s_err += xe(i);
-      s_err2 += xe(i) * xe(i);
+      s_err2 += xs(i) * xs(i);
     }
     mu = s / n;
     e_mu = (g * s_abs + inherited(s_err, s_err2)) / n + rounding_error(mu, A);
@@ -97,12 +98,12 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
     q += cv * cv;
     q_abs += (std::fabs(cv) + ce) * (std::fabs(cv) + ce);
     q_lin += 2 * std::fabs(cv) * xe(i);
-    q_sq += 4 * cv * cv * xe(i) * xe(i);
+    q_sq += 4 * cv * cv * xs(i) * xs(i);
     q_shared += 2 * std::fabs(cv) * shared + ce * ce;
     p += xv(i) * xv(i);
     p_abs += (std::fabs(xv(i)) + xe(i)) * (std::fabs(xv(i)) + xe(i));
     p_lin += 2 * std::fabs(xv(i)) * xe(i);
-    p_sq += 4 * xv(i) * xv(i) * xe(i) * xe(i);
+    p_sq += 4 * xv(i) * xv(i) * xs(i) * xs(i);
     p_second += xe(i) * xe(i);
   }
   const double q_err = inherited(q_lin, q_sq) + q_shared, p_err = inherited(p_lin, p_sq) + p_second;
@@ -132,6 +133,10 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
     double e = std::fabs(gv) * ne + std::fabs(nv) * ge + ne * ge + rounding_error(tv, A);
     if (aff.shift) e += aff.shift->err[ch] + rounding_error(out.ref[at], A);
     out.err[at] = e + rounding_error(out.ref[at], T);
+    // The element's own inherited error passes through r_inv and the weight; the scale's and
+    // the mean's errors are shared by the row and count as worst cases.
+    const double through = std::fabs(gv) * r_inv;
+    set_spread(c, out, at, through * xs(i), through * xe(i));
     if (aff.scale->uncertain[ch] || (aff.shift && aff.shift->uncertain[ch])) out.uncertain[at] = 1;
   }
 }

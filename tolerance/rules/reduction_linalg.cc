@@ -37,25 +37,35 @@ void reduce(RuleContext& c) {
     for (size_t i = 0; i < a.err.size(); ++i) signed_err[i] = sign * a.err[i];
     const Tensor e = c.kernel({as_f64(signed_err, a.shape())})[0];
     for (size_t i = 0; i < out.err.size(); ++i) out.err[i] = std::max(0.0, sign * e.get(static_cast<int64_t>(i)));
+    if (quadrature(c.opt)) {  // the result is one of the slice's elements: at most the largest sd
+      Tensor sd = spreads(a, false);
+      for (int64_t i = 0; i < sd.numel(); ++i) sd.set(i, sign * sd.get(i));
+      const Tensor largest = c.kernel({sd})[0];
+      for (size_t i = 0; i < out.err.size(); ++i) {
+        const double s = std::max(0.0, sign * largest.get(static_cast<int64_t>(i)));
+        set_spread(c, out, i, s, kSqrt3 * s);
+      }
+    }
     return;
   }
   const Tensor with = c.kernel({magnitude(a, true)})[0];
   const Tensor without = c.kernel({magnitude(a, false)})[0];
   const bool quad = quadrature(c.opt) && op != "prod";
-  const Tensor sq = quad ? c.kernel({squares(a, true)})[0] : Tensor();
+  const Tensor sq = quad ? c.kernel({spreads(a, true)})[0] : Tensor();
   for (size_t i = 0; i < out.err.size(); ++i) {
     const auto at = static_cast<int64_t>(i);
     const double s1 = with.get(at), s0 = without.get(at);
-    // sum/mean: propagated errors (in quadrature: sqrt(sum e^2), and a mean of e^2 is that / k);
+    // sum/mean: propagated errors (in quadrature: sqrt(sum sd^2); the kernel of a mean gives
+    // sum sd^2 / k, and the mean's sd is sqrt(sum sd^2) / k);
     // prod: prod(|x| + e) - prod |x|.
-    const double propagated = !quad ? std::max(0.0, s1 - s0)
-                                    : quadrature_factor(c.opt) * (op == "mean" ? std::sqrt(sq.get(at) / static_cast<double>(k))
-                                                                               : std::sqrt(sq.get(at)));
+    const double independent = !quad ? 0 : std::sqrt(op == "mean" ? sq.get(at) / static_cast<double>(k) : sq.get(at));
+    const double propagated = !quad ? std::max(0.0, s1 - s0) : confidence(c.opt) * independent;
     // |sum| <= |exact sum| + the operands' errors, for summation_error's drift term.
     const double abs_value = (op == "mean" ? static_cast<double>(k) : 1.0) * std::fabs(out.ref[i]) + (s1 - s0);
     double e = (op == "prod" ? g * s1 : summation_error(k, acc, c.opt, s1, abs_value)) + propagated;
     if (op == "mean") e += rounding_error(out.ref[i], acc);
     out.err[i] = e + rounding_error(out.ref[i], out.dtype);
+    set_spread(c, out, i, independent, propagated);
   }
 }
 
@@ -105,13 +115,13 @@ void dot_product_bound(RuleContext& c, int64_t k) {
   mark_uncertain(out, c.kernel(dep_a)[0]);
   mark_uncertain(out, c.kernel(dep_b)[0]);
   const Tensor s1 = c.kernel(with)[0], s0 = c.kernel(without)[0];
-  Tensor through_a, through_b, cross;  // quadrature: sum e_a^2 b^2 (+ e_bias^2), sum a^2 e_b^2, sum e_a e_b
+  Tensor through_a, through_b, cross;  // quadrature: sum sd_a^2 b^2 (+ sd_bias^2), sum a^2 sd_b^2, sum e_a e_b
   if (quadrature(c.opt)) {
     std::vector<Tensor> qa, qb, x;
     for (size_t i = 0; i < c.in.size(); ++i) {
       const Bounded& in = *c.in[i];
-      qa.push_back(i == 1 ? squares(in, false) : squares(in, true));
-      qb.push_back(i == 0 ? squares(in, false) : i == 1 ? squares(in, true) : filled(in.shape(), 0));
+      qa.push_back(i == 1 ? squares(in, false) : spreads(in, true));
+      qb.push_back(i == 0 ? squares(in, false) : i == 1 ? spreads(in, true) : filled(in.shape(), 0));
       x.push_back(i < 2 ? errors(in) : filled(in.shape(), 0));
     }
     through_a = c.kernel(qa)[0];
@@ -122,11 +132,12 @@ void dot_product_bound(RuleContext& c, int64_t k) {
   for (size_t i = 0; i < out.err.size(); ++i) {
     const auto at = static_cast<int64_t>(i);
     const double a1 = s1.get(at), a0 = s0.get(at);
-    const double propagated = quadrature(c.opt)
-                                  ? quadrature_factor(c.opt) * std::sqrt(through_a.get(at) + through_b.get(at)) + cross.get(at)
-                                  : std::max(0.0, a1 - a0);
+    const double independent = quadrature(c.opt) ? std::sqrt(through_a.get(at) + through_b.get(at)) : 0;
+    const double propagated =
+        quadrature(c.opt) ? confidence(c.opt) * independent + cross.get(at) : std::max(0.0, a1 - a0);
     const double sum = summation_error(k, acc, c.opt, a1, std::fabs(out.ref[i]) + (a1 - a0));
     out.err[i] = sum + propagated + rounding_error(out.ref[i], out.dtype);
+    set_spread(c, out, i, independent, confidence(c.opt) * independent);
   }
 }
 
