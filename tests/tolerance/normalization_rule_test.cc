@@ -14,9 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "reference/inputs.h"
-#include "tests/support/ir_util.h"
-#include "tolerance/bounds.h"
+#include "tests/support/bound_util.h"
 
 namespace difftest::tolerance {
 namespace {
@@ -33,27 +31,12 @@ const char* kRmsNorm = R"(program @norm() {
 }
 )";
 
-struct NormBounds {
-  std::vector<double> x, g, y, y_err;
-  std::vector<double> x_err;
-};
+using NormBounds = testing::InheritedErrorBounds;
 
 // The bounds of %y when every element of %x carries an error of kEps |x|.
 NormBounds bounds_of(BoundMode mode) {
-  const Program p = testing::verified_program(kRmsNorm, "norm.ir");
-  const auto inputs = reference::generate_inputs(p, {}, 7);
-  Options opt;
-  opt.mode = mode;
-  const BoundedProgram sound = bound_program(p, {}, inputs, opt);
-  const ValueNode* x = p.outputs()[1].get();
-  NormBounds b;
-  b.x = sound.values.at(x).ref;
-  for (double v : b.x) b.x_err.push_back(kEps * std::fabs(v));
-  const BoundedProgram with_errors = rebound_program(p, {}, sound, opt, {{x, b.x_err}});
-  b.g = inputs.at("g").to_doubles();
-  b.y = with_errors.outputs[0]->ref;
-  b.y_err = with_errors.outputs[0]->err;
-  EXPECT_EQ(with_errors.outputs[0]->uncertain_count(), 0);
+  NormBounds b = testing::bounds_with_relative_errors(kRmsNorm, "norm.ir", 7, mode, kEps);
+  EXPECT_EQ(b.y_uncertain, 0u);
   return b;
 }
 
@@ -91,13 +74,14 @@ TEST(NormalizationRule, ProbabilisticRmsNormDoesNotCompoundAnInheritedRelativeEr
 // signs are outside that model, as they are for sums (docs/tolerance.md).
 TEST(NormalizationRule, ProbabilisticRmsNormBoundsHoldForIndependentInputErrors) {
   const NormBounds b = bounds_of(BoundMode::Probabilistic);
+  const std::vector<double> g = b.inputs.at("g").to_doubles();
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> unit(-1, 1);
   double worst = 0;
   std::vector<double> x(b.x.size()), y(b.y.size());
   for (int trial = 0; trial < 200; ++trial) {
     for (size_t i = 0; i < x.size(); ++i) x[i] = b.x[i] + unit(rng) * b.x_err[i];
-    for (int64_t r = 0; r < kRows; ++r) rms_norm_row(x, b.g, r, y);
+    for (int64_t r = 0; r < kRows; ++r) rms_norm_row(x, g, r, y);
     for (size_t i = 0; i < y.size(); ++i) worst = std::max(worst, std::fabs(y[i] - b.y[i]) / b.y_err[i]);
   }
   EXPECT_LE(worst, 1.0);

@@ -7,9 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "reference/inputs.h"
-#include "tests/support/ir_util.h"
-#include "tolerance/bounds.h"
+#include "tests/support/bound_util.h"
 
 namespace difftest::tolerance {
 namespace {
@@ -17,38 +15,22 @@ namespace {
 constexpr int64_t kRopeSeq = 4, kRopeHeads = 2, kRopeDim = 16, kRopeOffset = 500;
 constexpr double kRopeTheta = 10000, kRopeInputError = 1e-3;  // kRopeInputError: the input's relative error
 
-struct RopeBounds {
-  std::vector<double> x, x_err, y, y_err;
-};
-
-RopeBounds bounds_with_input_errors(BoundMode mode) {
-  const Program p = testing::verified_program(R"(program @rot() {
+testing::InheritedErrorBounds bounds_with_input_errors(BoundMode mode) {
+  return testing::bounds_with_relative_errors(R"(program @rot() {
   %x0: f32[1, 4, 2, 16] = param
   %x: f32[1, 4, 2, 16] = neg(%x0)
   %y: f32[1, 4, 2, 16] = rope(%x, theta=10000, offset=500)
   return %y, %x
 }
 )",
-                                              "rope.ir");
-  const auto inputs = reference::generate_inputs(p, {}, 3);
-  Options opt;
-  opt.mode = mode;
-  const BoundedProgram sound = bound_program(p, {}, inputs, opt);
-  const ValueNode* x = p.outputs()[1].get();
-  RopeBounds b;
-  b.x = sound.values.at(x).ref;
-  for (double v : b.x) b.x_err.push_back(kRopeInputError * std::fabs(v));
-  const BoundedProgram with_errors = rebound_program(p, {}, sound, opt, {{x, b.x_err}});
-  b.y = with_errors.outputs[0]->ref;
-  b.y_err = with_errors.outputs[0]->err;
-  return b;
+                                              "rope.ir", 3, mode, kRopeInputError);
 }
 
 // The flat index of element (s, h, d) of the only batch.
 size_t rope_index(int64_t s, int64_t h, int64_t d) { return static_cast<size_t>((s * kRopeHeads + h) * kRopeDim + d); }
 
 TEST(RopeRule, RotationsOfPerturbedInputsWithF32AnglesStayWithinTheBound) {
-  const RopeBounds b = bounds_with_input_errors(BoundMode::Deterministic);
+  const testing::InheritedErrorBounds b = bounds_with_input_errors(BoundMode::Deterministic);
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<int> sign(0, 1);
   double worst = 0;
@@ -75,7 +57,7 @@ TEST(RopeRule, RotationsOfPerturbedInputsWithF32AnglesStayWithinTheBound) {
 // Where the angle is small (the last pairs, at low frequency), out1 = x1 cos - x2 sin takes
 // almost nothing of x2's error: its bound stays well below e1 + e2.
 TEST(RopeRule, ASmallAngleTakesLittleOfThePartnersError) {
-  const RopeBounds b = bounds_with_input_errors(BoundMode::Deterministic);
+  const testing::InheritedErrorBounds b = bounds_with_input_errors(BoundMode::Deterministic);
   int checked = 0;
   for (int64_t s = 0; s < kRopeSeq; ++s) {
     for (int64_t h = 0; h < kRopeHeads; ++h) {
