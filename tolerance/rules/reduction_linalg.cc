@@ -65,7 +65,7 @@ void reduce(RuleContext& c) {
     double e = (op == "prod" ? g * s1 : summation_error(k, acc, c.opt, s1, abs_value)) + propagated;
     if (op == "mean") e += rounding_error(out.ref[i], acc);
     out.err[i] = e + rounding_error(out.ref[i], out.dtype);
-    set_spread(c, out, i, independent, propagated);
+    set_spread(c, out, i, independent, quad ? propagated : 0);  // prod: all of it a worst case
   }
 }
 
