@@ -44,9 +44,9 @@ Tensor magnitude(const Bounded& b, bool with_error) {
 
 Tensor errors(const Bounded& b) { return as_f64(b.err, b.shape()); }
 
-Tensor squares(const Bounded& b, bool of_errors) {
+Tensor squares(const Bounded& b) {
   std::vector<double> m(b.ref.size());
-  for (size_t i = 0; i < m.size(); ++i) m[i] = of_errors ? b.err[i] * b.err[i] : b.ref[i] * b.ref[i];
+  for (size_t i = 0; i < m.size(); ++i) m[i] = b.ref[i] * b.ref[i];
   return as_f64(m, b.shape());
 }
 

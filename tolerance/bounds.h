@@ -101,7 +101,7 @@ void register_conv_rules();
 Tensor as_f64(const std::vector<double>& v, const std::vector<int64_t>& shape);
 Tensor magnitude(const Bounded& b, bool with_error);  // |r| (+ e) as an f64 tensor
 Tensor errors(const Bounded& b);                       // e as an f64 tensor
-Tensor squares(const Bounded& b, bool of_errors);      // r^2 or e^2 as an f64 tensor
+Tensor squares(const Bounded& b);                      // r^2 as an f64 tensor
 Tensor indicator(const Bounded& b);                    // 1.0 where uncertain, else 0
 // Whether inherited operand errors add in quadrature (probabilistic mode), where the
 // deterministic bound is sum |c_k| e_k. Independent, mean-zero errors with standard deviations

@@ -120,8 +120,8 @@ void dot_product_bound(RuleContext& c, int64_t k) {
     std::vector<Tensor> qa, qb, x;
     for (size_t i = 0; i < c.in.size(); ++i) {
       const Bounded& in = *c.in[i];
-      qa.push_back(i == 1 ? squares(in, false) : spreads(in, true));
-      qb.push_back(i == 0 ? squares(in, false) : i == 1 ? spreads(in, true) : filled(in.shape(), 0));
+      qa.push_back(i == 1 ? squares(in) : spreads(in, true));
+      qb.push_back(i == 0 ? squares(in) : i == 1 ? spreads(in, true) : filled(in.shape(), 0));
       x.push_back(i < 2 ? errors(in) : filled(in.shape(), 0));
     }
     through_a = c.kernel(qa)[0];
