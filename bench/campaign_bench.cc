@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/campaign.h"
+#include "oracle/campaign/campaign.h"
 
 int main(int argc, char** argv) {
   namespace oracle = difftest::oracle;

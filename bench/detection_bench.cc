@@ -13,7 +13,7 @@
 #include <fstream>
 
 #include "compiler/faults/faults.h"
-#include "oracle/detection.h"
+#include "oracle/campaign/detection.h"
 
 int main(int argc, char** argv) {
   namespace oracle = difftest::oracle;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "fuzz/generator.h"
-#include "oracle/campaign.h"
-#include "oracle/check.h"
+#include "oracle/campaign/campaign.h"
+#include "oracle/check/check.h"
 
 namespace difftest::cli {
 

@@ -5,8 +5,8 @@
 
 #include "compiler/faults/faults.h"
 #include "compiler/tensor/npy.h"
-#include "oracle/gate.h"
-#include "oracle/output_paths.h"
+#include "oracle/gate/gate.h"
+#include "oracle/io/output_paths.h"
 #include "tools/cli_common.h"
 #include "tools/progress_line.h"
 

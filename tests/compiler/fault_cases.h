@@ -7,7 +7,7 @@
 #include <ostream>
 #include <vector>
 
-#include "oracle/verdict.h"
+#include "oracle/check/verdict.h"
 
 namespace difftest::testing {
 

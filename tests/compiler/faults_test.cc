@@ -14,7 +14,7 @@
 #include "compiler/loop/printer.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/pass_manager.h"
-#include "oracle/check.h"
+#include "oracle/check/check.h"
 #include "reference/inputs.h"
 #include "tests/compiler/fault_cases.h"
 #include "tests/support/ir_util.h"

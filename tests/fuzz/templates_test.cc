@@ -15,7 +15,7 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
 #include "fuzz/templates.h"
-#include "oracle/check.h"
+#include "oracle/check/check.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
 #include "reference/summary.h"

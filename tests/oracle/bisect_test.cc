@@ -1,7 +1,7 @@
 // Culprit bisection: a graph pass that produces a wrong program is the culprit, confirmed by
 // the reference; one whose output is right but exposes a lowering bug is not. The expected
 // culprits are where the faults live (compiler/faults), not anything the bisection computed.
-#include "oracle/bisect.h"
+#include "oracle/reduce/bisect.h"
 
 #include <gtest/gtest.h>
 

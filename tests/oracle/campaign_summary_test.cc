@@ -10,7 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "oracle/campaign.h"
+#include "oracle/campaign/campaign.h"
 
 namespace difftest::oracle {
 namespace {

@@ -1,7 +1,7 @@
 // The regression corpus and `difftest gate`: corpus headers (and their errors, located), what
 // makes an entry pass or fail, baselines, and the JUnit/JSON reports. The expected signatures
 // are derived from where the faults live and what the programs compute, not from a run.
-#include "oracle/gate.h"
+#include "oracle/gate/gate.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
-#include "oracle/corpus.h"
+#include "oracle/gate/corpus.h"
 
 namespace difftest::oracle {
 namespace {

@@ -1,4 +1,4 @@
-#include "oracle/isolate.h"
+#include "oracle/check/isolate.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

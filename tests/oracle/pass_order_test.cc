@@ -1,6 +1,6 @@
 // Pass-order differential: random valid pass orders and subsets drawn from the registry, on
 // generated programs, agree with the reference; and the draw itself is valid and reproducible.
-#include "oracle/strategies.h"
+#include "oracle/check/strategies.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // reduced program is small, still fails the same way and passes without the fault; a
 // reduction never slips to another failure kind. The expected culprits are the passes the
 // faults live in (compiler/faults/faults.cc), not anything the reducer computed.
-#include "oracle/reduce_failure.h"
+#include "oracle/reduce/reduce_failure.h"
 
 #include <gtest/gtest.h>
 

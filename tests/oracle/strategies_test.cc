@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "compiler/ir/parser.h"
-#include "oracle/check.h"
+#include "oracle/check/check.h"
 #include "reference/inputs.h"
 
 namespace difftest::oracle {

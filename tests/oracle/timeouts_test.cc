@@ -11,9 +11,9 @@
 
 #include "compiler/faults/faults.h"
 #include "compiler/ir/parser.h"
-#include "oracle/bisect.h"
-#include "oracle/check.h"
-#include "oracle/reduce_failure.h"
+#include "oracle/reduce/bisect.h"
+#include "oracle/check/check.h"
+#include "oracle/reduce/reduce_failure.h"
 
 namespace difftest::oracle {
 namespace {

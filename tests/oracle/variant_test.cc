@@ -5,7 +5,7 @@
 // variant passes with them off. The faults used are where they break the compiler
 // (compiler/faults): mul-drops-tail in every mul lowering, schedule-reduction-tail in the
 // O3-only reduction schedule.
-#include "oracle/variant.h"
+#include "oracle/check/variant.h"
 
 #include <gtest/gtest.h>
 
@@ -15,8 +15,8 @@
 #include "compiler/faults/faults.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
-#include "oracle/campaign.h"
-#include "oracle/reduce_failure.h"
+#include "oracle/campaign/campaign.h"
+#include "oracle/reduce/reduce_failure.h"
 
 namespace difftest::oracle {
 namespace {

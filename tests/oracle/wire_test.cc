@@ -1,4 +1,4 @@
-#include "oracle/wire.h"
+#include "oracle/check/wire.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,519 @@
+#include "oracle/campaign/campaign.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "compiler/faults/faults.h"
+#include "compiler/ir/diagnostics.h"
+#include "compiler/ir/printer.h"
+#include "compiler/tensor/npy.h"
+#include "oracle/check/clock.h"
+#include "oracle/check/isolate.h"
+#include "oracle/io/output_paths.h"
+#include "oracle/campaign/reproducer.h"
+
+namespace difftest::oracle {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kHarnessError = "harness_error";
+
+uint64_t parse_u64(const std::string& text, const std::string& flag, const std::string& whole) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ptr != end) throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' is malformed", flag, whole));
+  if (ec == std::errc::result_out_of_range) {
+    throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' has a number larger than 2^64-1", flag, whole));
+  }
+  return v;
+}
+
+// ------------------------------------------------------------------------------ the worker
+
+// Checks one seed; the journal record. Exceptions become harness errors: the generator and
+// the reference are difftest's own code, so a throw there is never the compiler's fault.
+// Whether the clean compiler's verdict shows a failure for the variant `v` of the same program:
+// the same pipeline under the same binding, or a compile of that pipeline that failed (which
+// has no binding of its own).
+bool fails_clean(const Verdict& clean, const VariantVerdict& v) {
+  return std::any_of(clean.variants.begin(), clean.variants.end(), [&](const VariantVerdict& c) {
+    return is_failure(c.kind) && c.pipeline == v.pipeline && (c.binding == v.binding || c.stage != "compare");
+  });
+}
+
+// The failure the record names: with faults injected, the first one the compiler without them
+// does not show (`attributable` false when every failure shows there too).
+const VariantVerdict* attributed_failure(const Program& p, const Verdict& v, const CampaignOptions& o,
+                                         bool& attributable) {
+  attributable = true;
+  const VariantVerdict* first = v.first_failure();
+  if (!first || o.faults.empty()) return first;
+  const faults::ScopedFaults off(faults::ScopedFaults::Off{}, o.faults);
+  const Verdict clean = check_program(p, o.check);
+  for (const auto& var : v.variants) {
+    if (is_failure(var.kind) && !fails_clean(clean, var)) return &var;
+  }
+  attributable = false;
+  return first;
+}
+
+nlohmann::json check_seed(uint64_t seed, const CampaignOptions& o) {
+  nlohmann::json rec = {{"seed", seed}};
+  try {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Program p = generate_program(seed, o.generator);
+    const double generate_ms = seconds_since(t0) * 1000;
+    Verdict v = check_program(p, o.check);
+    v.times.generate = generate_ms;
+    rec["hash"] = fmt::format("{:016x}", v.hash);
+    rec["verdict"] = verdict_kind_name(v.overall());
+    rec["times"] = v.times.to_json();
+    double worst = 0;
+    double excess = 0;
+    for (const auto& var : v.variants) {
+      worst = std::max(worst, var.worst_ratio);
+      excess = std::max(excess, var.worst_excess);
+    }
+    rec["worst_ratio"] = worst;
+    rec["worst_excess"] = excess;
+    if (const int refuted = v.refuted_timeouts()) rec["refuted_timeouts"] = refuted;
+    bool attributable = true;
+    if (const VariantVerdict* f = attributed_failure(p, v, o, attributable)) {
+      rec["signature"] = f->signature();
+      if (!o.faults.empty()) rec["attributable"] = attributable;
+      nlohmann::json detail = v.to_json();
+      detail["seed"] = seed;
+      rec["detail"] = detail;
+    } else if (v.overall() == VerdictKind::InvalidProgram) {
+      for (const auto& var : v.variants) {
+        if (var.kind == VerdictKind::InvalidProgram) rec["message"] = var.message;
+      }
+    }
+  } catch (const std::exception& e) {
+    rec["verdict"] = kHarnessError;
+    rec["signature"] = fmt::format("{}|{}", kHarnessError, normalize_message(e.what()));
+    rec["message"] = e.what();
+  }
+  return rec;
+}
+
+// Reads seeds, one per line, from `in` until EOF; writes one record per line to `out`.
+[[noreturn]] void worker_main(int in, int out, const CampaignOptions& o) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed campaign takes its workers with it
+  std::string buffer;
+  char chunk[256];
+  for (;;) {
+    const size_t nl = buffer.find('\n');
+    if (nl == std::string::npos) {
+      const ssize_t n = ::read(in, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) ::_exit(0);
+      buffer.append(chunk, static_cast<size_t>(n));
+      continue;
+    }
+    const uint64_t seed = std::strtoull(buffer.substr(0, nl).c_str(), nullptr, 10);
+    buffer.erase(0, nl + 1);
+    if (!write_all(out, check_seed(seed, o).dump() + "\n")) ::_exit(1);
+  }
+}
+
+struct Worker {
+  pid_t pid = -1;
+  int to = -1, from = -1;
+  std::optional<uint64_t> seed;  // the seed it is checking
+  std::string buffer;
+};
+
+Worker spawn_worker(const CampaignOptions& o, const std::vector<Worker>& others) {
+  int down[2], up[2];
+  if (::pipe(down) != 0 || ::pipe(up) != 0) throw std::runtime_error("pipe() failed");
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork() failed");
+  if (pid == 0) {
+    ::close(down[1]);
+    ::close(up[0]);
+    for (const auto& w : others) {
+      if (w.to >= 0) ::close(w.to);
+      if (w.from >= 0) ::close(w.from);
+    }
+    worker_main(down[0], up[1], o);
+  }
+  ::close(down[0]);
+  ::close(up[1]);
+  ::fcntl(down[1], F_SETFD, FD_CLOEXEC);
+  ::fcntl(up[0], F_SETFD, FD_CLOEXEC);
+  Worker w;
+  w.pid = pid;
+  w.to = down[1];
+  w.from = up[0];
+  return w;
+}
+
+// ------------------------------------------------------------------------------ the journal
+
+nlohmann::json campaign_identity(const CampaignOptions& o) {
+  nlohmann::json weights = nlohmann::json::object();
+  for (const auto& [op, w] : o.generator.weights) weights[op] = w;
+  nlohmann::json custom = nlohmann::json::array();
+  for (const auto& c : o.check.custom) custom.push_back({{"passes", c.passes}, {"llvm_opt_level", c.llvm_opt_level}});
+  return {{"pipelines", o.check.pipelines},
+          {"custom", custom},
+          {"random_orders", o.check.random_orders},
+          {"faults", o.faults},
+          {"shard", fmt::format("{}/{}", o.shard.index, o.shard.count)},
+          {"random_bindings", o.check.random_bindings},
+          {"ensemble_members", o.check.ensemble.members},
+          {"weights", weights},
+          {"max_ops", o.generator.max_ops},
+          {"template_percent", o.generator.template_percent}};
+}
+
+std::string failure_dir_name(const std::string& kind, const std::string& signature) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a: stable across machines, unlike std::hash
+  for (unsigned char ch : signature) h = (h ^ ch) * 1099511628211ull;
+  return fmt::format("{}-{:08x}", kind, static_cast<uint32_t>(h ^ (h >> 32)));
+}
+
+class Campaign {
+ public:
+  explicit Campaign(const CampaignOptions& o) : o_(o) {}
+
+  CampaignSummary run(const std::function<void(const CampaignStatus&)>& on_progress) {
+    open_out_dir();
+    status_.total = o_.unbounded ? -1 : static_cast<int64_t>(seeds_in_range());
+    next_ = o_.first_seed;
+    skip_to_next_seed();
+    const auto start = std::chrono::steady_clock::now();
+    ::signal(SIGPIPE, SIG_IGN);
+    std::vector<Worker> workers;
+    for (int j = 0; j < std::max(1, o_.jobs); ++j) {
+      workers.push_back(spawn_worker(o_, workers));
+      feed(workers.back(), start);
+    }
+    auto last_progress = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    for (;;) {
+      std::vector<pollfd> fds;
+      for (const auto& w : workers) fds.push_back(pollfd{w.from, POLLIN, 0});
+      bool busy = false;
+      for (const auto& w : workers) busy = busy || w.seed.has_value();
+      if (!busy) break;
+      const double left = o_.time_limit > 0 ? o_.time_limit - seconds_since(start) : 0.2;
+      if (left <= 0) {
+        abandon_in_flight(workers);
+        break;
+      }
+      ::poll(fds.data(), fds.size(), static_cast<int>(std::ceil(std::min(0.2, left) * 1000)));
+      for (size_t i = 0; i < workers.size(); ++i) {
+        if (fds[i].revents == 0) continue;
+        Worker& w = workers[i];
+        char chunk[4096];
+        const ssize_t n = ::read(w.from, chunk, sizeof chunk);
+        if (n > 0) {
+          w.buffer.append(chunk, static_cast<size_t>(n));
+          for (size_t nl; (nl = w.buffer.find('\n')) != std::string::npos;) {
+            record(nlohmann::json::parse(w.buffer.substr(0, nl)), seconds_since(start));
+            w.buffer.erase(0, nl + 1);
+            w.seed.reset();
+            feed(w, start);
+          }
+        } else if (n == 0 || (n < 0 && errno != EINTR)) {
+          replace_dead_worker(w, workers, start);
+        }
+      }
+      status_.elapsed = seconds_since(start);
+      if (on_progress && std::chrono::steady_clock::now() - last_progress > std::chrono::milliseconds(250)) {
+        on_progress(status_);
+        last_progress = std::chrono::steady_clock::now();
+      }
+    }
+    for (auto& w : workers) {
+      if (w.pid < 0) continue;
+      if (w.to >= 0) ::close(w.to);
+      ::close(w.from);
+      ::waitpid(w.pid, nullptr, 0);
+    }
+    status_.elapsed = seconds_since(start);
+    if (on_progress) on_progress(status_);
+    return summarize();
+  }
+
+ private:
+  uint64_t seeds_in_range() const {
+    const uint64_t n = o_.shard.count;
+    auto upto = [&](uint64_t x) { return x / n + (x % n > o_.shard.index ? 1 : 0); };  // seeds < x in the shard
+    return upto(o_.last_seed + 1) - upto(o_.first_seed);
+  }
+
+  bool in_campaign(uint64_t seed) const { return o_.unbounded || seed <= o_.last_seed; }
+
+  void skip_to_next_seed() {
+    while (in_campaign(next_) && (next_ % o_.shard.count != o_.shard.index || done_.count(next_))) ++next_;
+  }
+
+  void feed(Worker& w, std::chrono::steady_clock::time_point start) {
+    const bool time_left = o_.time_limit <= 0 || seconds_since(start) < o_.time_limit;
+    if (w.to < 0) return;
+    if (!time_left || !in_campaign(next_) || (o_.stop_at_first_failure && found_failure_)) {
+      ::close(w.to);  // EOF: the worker exits
+      w.to = -1;
+      return;
+    }
+    if (!write_all(w.to, fmt::format("{}\n", next_))) return;  // a dead worker shows as EOF next poll
+    w.seed = next_++;
+    skip_to_next_seed();
+  }
+
+  // The time limit has passed: the programs in flight are not waited for. Their workers (and
+  // the compiles those have in flight, which die with them) are killed; nothing is journaled
+  // for them, so a resumed campaign checks them.
+  void abandon_in_flight(std::vector<Worker>& workers) {
+    for (auto& w : workers) {
+      if (w.pid < 0 || !w.seed) continue;
+      ::kill(w.pid, SIGKILL);
+      ::waitpid(w.pid, nullptr, 0);
+      if (w.to >= 0) ::close(w.to);
+      ::close(w.from);
+      w = Worker{};
+      ++status_.abandoned;
+    }
+  }
+
+  void replace_dead_worker(Worker& w, std::vector<Worker>& workers, std::chrono::steady_clock::time_point start) {
+    int status = 0;
+    ::waitpid(w.pid, &status, 0);
+    ::close(w.from);
+    if (w.to >= 0) ::close(w.to);
+    const std::optional<uint64_t> lost = w.seed;
+    w = Worker{};
+    if (!lost) return;  // it finished its work and exited
+    const std::string why = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
+                                                : fmt::format("exited with status {}", WEXITSTATUS(status));
+    record({{"seed", *lost},
+            {"verdict", kHarnessError},
+            {"signature", fmt::format("{}|worker {}", kHarnessError, normalize_message(why))},
+            {"message", "the campaign worker checking this seed died: " + why}},
+           seconds_since(start));
+    std::vector<Worker> others;
+    for (const auto& x : workers) {
+      if (&x != &w) others.push_back(x);
+    }
+    w = spawn_worker(o_, others);
+    feed(w, start);
+  }
+
+  void open_out_dir() {
+    require_writable_dir(o_.out_dir, "--out");
+    journal_path_ = fs::path(o_.out_dir) / "journal.jsonl";
+    const fs::path config = fs::path(o_.out_dir) / "campaign.json";
+    const nlohmann::json identity = campaign_identity(o_);
+    std::error_code ec;
+    const bool have_journal = fs::exists(journal_path_, ec) && fs::file_size(journal_path_, ec) > 0;
+    if (o_.resume && !have_journal && !fs::exists(config, ec)) {
+      throw UserError(ErrorKind::Usage,
+                      fmt::format("--resume: {} holds no campaign (no journal.jsonl, no campaign.json): "
+                                  "nothing to resume; drop --resume to start one there",
+                                  o_.out_dir));
+    }
+    fs::create_directories(fs::path(o_.out_dir) / "failures", ec);
+    if (ec)
+      throw UserError(ErrorKind::Io, fmt::format("--out {}: cannot create failures/: {}", o_.out_dir, ec.message()));
+    if (have_journal && !o_.resume) {
+      throw UserError(ErrorKind::Usage, fmt::format("--out {} already holds a campaign journal: pass --resume to continue "
+                                                    "it, or choose another directory",
+                                                    o_.out_dir));
+    }
+    if (o_.resume && fs::exists(config)) {
+      nlohmann::json before;
+      try {
+        std::ifstream in(config);
+        before = nlohmann::json::parse(in);
+      } catch (const nlohmann::json::exception& e) {
+        throw UserError(ErrorKind::Io, fmt::format("{}: not valid JSON: {}", config.string(), e.what()));
+      }
+      if (before.value("identity", nlohmann::json{}) != identity) {
+        throw UserError(ErrorKind::Usage,
+                        fmt::format("--resume: {} was a campaign with other settings ({}); this one is {}",
+                                    o_.out_dir, before.value("identity", nlohmann::json{}).dump(), identity.dump()));
+      }
+    }
+    write_file_atomic(config.string(), nlohmann::json{{"identity", identity}}.dump(2) + "\n");
+    if (o_.resume && fs::exists(journal_path_, ec)) {
+      Journal journal = read_campaign_journal(o_.out_dir);
+      journal_notes_ = std::move(journal.notes);
+      for (const auto& rec : journal.records) {
+        account(rec);
+        ++status_.resumed;
+      }
+    }
+    journal_fd_ = ::open(journal_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (journal_fd_ < 0) {
+      throw UserError(ErrorKind::Io, fmt::format("cannot open '{}': {}", journal_path_.string(), std::strerror(errno)));
+    }
+  }
+
+  // Counts a record (new or resumed); returns the failure class when it is a new signature, or
+  // when this is its first program attributable to the injected faults (a detection).
+  FailureClass* account(const nlohmann::json& rec) {
+    const uint64_t seed = rec.at("seed").get<uint64_t>();
+    if (!done_.insert(seed).second) return nullptr;  // journaled twice (a resumed run's last seed)
+    ++status_.done;
+    if (const auto it = rec.find("worst_excess"); it != rec.end() && it->is_number()) {
+      const double e = it->get<double>();
+      if (std::isfinite(e)) excesses_.emplace_back(e, seed);
+    }
+    const std::string kind = rec.value("verdict", kHarnessError);
+    ++status_.counts[kind];
+    if (!rec.contains("signature")) return nullptr;
+    const std::string sig = rec.at("signature").get<std::string>();
+    auto [it, fresh] = failures_.try_emplace(sig);
+    FailureClass& f = it->second;
+    ++f.programs;
+    if (!fresh) {
+      f.first_seed = std::min(f.first_seed, seed);
+      if (f.attributable || !rec.value("attributable", true)) return nullptr;
+      f.attributable = true;
+      return &f;
+    }
+    f.signature = sig;
+    f.kind = kind;
+    f.first_seed = seed;
+    f.attributable = rec.value("attributable", true);
+    const fs::path dir = fs::path(o_.out_dir) / "failures" / failure_dir_name(kind, sig);
+    if (fs::exists(dir)) f.saved_in = dir.string();
+    return &f;
+  }
+
+  void record(const nlohmann::json& rec, double elapsed) {
+    const std::string line = rec.dump() + "\n";
+    if (!write_all(journal_fd_, line)) {
+      throw UserError(ErrorKind::Io, fmt::format("cannot append to '{}': {}", journal_path_.string(), std::strerror(errno)));
+    }
+    status_.refuted_timeouts += rec.value("refuted_timeouts", 0);
+    if (rec.contains("times")) {
+      const auto& t = rec.at("times");
+      times_.generate += t.value("generate_ms", 0.0);
+      times_.reference += t.value("reference_ms", 0.0);
+      times_.compile += t.value("compile_ms", 0.0);
+      times_.run += t.value("run_ms", 0.0);
+      times_.compare += t.value("compare_ms", 0.0);
+    }
+    ++checked_;
+    FailureClass* f = account(rec);
+    if (!f) return;
+    f->found_after_seconds = elapsed;
+    f->found_after_programs = status_.done;
+    found_failure_ = found_failure_ || (f->kind != kHarnessError && f->attributable);
+    // A class seen before is returned when this program is its first attributable one: its
+    // reproducer becomes this program, the one that fails because of the faults.
+    const bool attributable_now = f->programs > 1;
+    if ((f->saved_in.empty() || attributable_now) && rec.contains("detail")) save(*f, rec);
+  }
+
+  // The parent regenerates the program (generation is deterministic and cheap) rather than
+  // shipping it through the pipe.
+  void save(FailureClass& f, const nlohmann::json& rec) {
+    const fs::path dir = fs::path(o_.out_dir) / "failures" / failure_dir_name(f.kind, f.signature);
+    const uint64_t seed = rec.at("seed").get<uint64_t>();
+    try {
+      std::error_code ec;
+      fs::remove_all(dir, ec);  // a reproducer that was not the faults' doing is replaced
+      const Program p = generate_program(seed, o_.generator);
+      const nlohmann::json& detail = rec.at("detail");
+      sym::Env binding;
+      for (const auto& var : detail.at("variants")) {
+        if (var.value("signature", "") == f.signature) {
+          binding = var.value("binding", sym::Env{});
+          break;
+        }
+      }
+      nlohmann::json verdict = detail;
+      verdict["signature"] = f.signature;
+      save_reproducer_atomically(dir.string(), p, binding, verdict, o_.check.input_seed);
+      f.saved_in = dir.string();
+    } catch (const std::exception& e) {
+      f.saved_in.clear();
+      std::fprintf(stderr, "warning: could not save the reproducer of seed %llu: %s\n",
+                   static_cast<unsigned long long>(seed), e.what());
+    }
+  }
+
+  CampaignSummary summarize() {
+    ::close(journal_fd_);
+    CampaignSummary s;
+    s.status = status_;
+    s.excess = ExcessSummary::of(excesses_);
+    s.times = times_;
+    s.checked = checked_;
+    s.journal_notes = journal_notes_;
+    for (auto& [sig, f] : failures_) s.failures.push_back(f);
+    std::sort(s.failures.begin(), s.failures.end(),
+              [](const FailureClass& a, const FailureClass& b) { return a.first_seed < b.first_seed; });
+    write_file_atomic((fs::path(o_.out_dir) / "summary.json").string(), s.to_json().dump(2) + "\n");
+    return s;
+  }
+
+  const CampaignOptions& o_;
+  fs::path journal_path_;
+  int journal_fd_ = -1;
+  uint64_t next_ = 0;
+  std::set<uint64_t> done_;
+  std::vector<std::pair<double, uint64_t>> excesses_;  // (worst excess, seed) per program
+  CampaignStatus status_;
+  std::map<std::string, FailureClass> failures_;
+  StageTimes times_;
+  int64_t checked_ = 0;
+  bool found_failure_ = false;  // this run journaled a failure (with faults, an attributable one)
+  std::vector<std::string> journal_notes_;
+};
+
+}  // namespace
+
+Shard parse_shard(const std::string& text, const std::string& flag) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' is not i/N", flag, text));
+  Shard s{parse_u64(text.substr(0, slash), flag, text), parse_u64(text.substr(slash + 1), flag, text)};
+  if (s.count == 0 || s.index >= s.count) {
+    throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' needs 0 <= i < N", flag, text));
+  }
+  return s;
+}
+
+std::pair<uint64_t, uint64_t> parse_seed_range(const std::string& text, const std::string& flag) {
+  const size_t dots = text.find("..");
+  if (dots == std::string::npos) throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' is not A..B", flag, text));
+  const uint64_t a = parse_u64(text.substr(0, dots), flag, text), b = parse_u64(text.substr(dots + 2), flag, text);
+  if (a > b) throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' is empty (A > B)", flag, text));
+  return {a, b};
+}
+
+CampaignSummary run_campaign(const CampaignOptions& options,
+                             const std::function<void(const CampaignStatus&)>& on_progress) {
+  if (options.out_dir.empty()) throw UserError(ErrorKind::Usage, "fuzz: --out DIR is required");
+  if (options.unbounded && options.time_limit <= 0) {
+    throw UserError(ErrorKind::Usage, "fuzz: give --seeds A..B or --time SECONDS");
+  }
+  if (options.jobs < 1 || options.jobs > 256) throw UserError(ErrorKind::Usage, "--jobs: must be 1..256");
+  return Campaign(options).run(on_progress);
+}
+
+}  // namespace difftest::oracle

@@ -1,0 +1,124 @@
+// A fuzzing campaign: many seeds, each generated, checked (oracle/check.h) and journaled.
+//
+// Work is spread over `jobs` forked worker processes; the parent hands out one seed at a time,
+// appends each result to DIR/journal.jsonl the moment it arrives (one JSON object per line),
+// and saves each distinct failure signature once, as a reproducer directory that appears whole
+// or not at all. A campaign killed at any point loses at most the programs in flight:
+// `resume` reads the journal, drops a torn last line, and checks only the seeds it lacks. A
+// worker that dies is replaced and its seed journaled as `harness_error` (a difftest bug,
+// never a compiler verdict).
+//
+// Seeds are a range A..B (inclusive) or, with a time limit, A, A+1, ... until the time is up.
+// The time limit is a cap: when it passes, the programs in flight are abandoned (not journaled,
+// so a resumed campaign checks them).
+//
+// With faults injected, a failing program is checked again with them off: a failure counts as
+// the faults' doing ("attributable") only where the same variant under the same binding then
+// passes; a failure the clean compiler shows too is journaled, but not attributed to them.
+// Sharding keeps the seeds with seed % N == i, so shards 0/N .. N-1/N cover a range exactly
+// once between them, on as many machines.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fuzz/generator.h"
+#include "oracle/check/check.h"
+
+namespace difftest::oracle {
+
+struct Shard {
+  uint64_t index = 0, count = 1;
+};
+// "i/N" with 0 <= i < N; UserError(Usage) naming `flag` otherwise.
+Shard parse_shard(const std::string& text, const std::string& flag);
+// "A..B" with A <= B; UserError(Usage) naming `flag` otherwise.
+std::pair<uint64_t, uint64_t> parse_seed_range(const std::string& text, const std::string& flag);
+
+struct CampaignOptions {
+  uint64_t first_seed = 0;
+  uint64_t last_seed = 0;     // inclusive; ignored when `unbounded`
+  bool unbounded = false;     // keep going until time_limit
+  double time_limit = 0;      // seconds; 0: none
+  int jobs = 1;
+  std::string out_dir;
+  Shard shard;
+  bool resume = false;
+  CheckOptions check;
+  GeneratorOptions generator;
+  std::vector<std::string> faults;  // injected (already enabled in this process); recorded
+  // Hand out no more seeds once a compiler failure is journaled (the programs in flight
+  // finish): for measuring time to first detection. With faults, an attributable failure.
+  bool stop_at_first_failure = false;
+};
+
+// A failure signature and the programs that showed it.
+struct FailureClass {
+  std::string signature;
+  std::string kind;
+  uint64_t first_seed = 0;
+  int64_t programs = 0;
+  std::string saved_in;  // reproducer directory ("" when it could not be written)
+  bool attributable = true;  // with faults: its first program passes with them off (CampaignOptions)
+  // When this run journaled it first: seconds since the run began and programs journaled by
+  // then, this one included (-1: read back from a resumed journal).
+  double found_after_seconds = -1;
+  int64_t found_after_programs = -1;
+};
+
+struct CampaignStatus {
+  int64_t done = 0;         // programs journaled, this run and resumed
+  int64_t resumed = 0;      // of those, read back from the journal
+  int64_t total = -1;       // programs in the campaign (-1: bounded by time only)
+  double elapsed = 0;       // seconds this run
+  std::map<std::string, int64_t> counts;  // verdict kind -> programs
+  int64_t abandoned = 0;                  // in flight when the time limit passed: not journaled
+  int64_t refuted_timeouts = 0;           // variants whose timeout a rerun with a larger budget refuted
+};
+
+// The statistical tier's headroom over a campaign: each program's worst excess (its journal's
+// "worst_excess": the largest |got - ref| / allowance over every element, variant and binding;
+// above 1 an outlier), over the programs journaled, resumed ones included. How close a clean
+// campaign comes to a false alarm.
+struct ExcessSummary {
+  int64_t programs = 0;  // with a finite worst excess
+  double median = 0, p99 = 0, max = 0;
+  uint64_t max_seed = 0;
+  // From (excess, seed) pairs in any order.
+  static ExcessSummary of(std::vector<std::pair<double, uint64_t>> excesses);
+};
+
+struct CampaignSummary {
+  CampaignStatus status;
+  ExcessSummary excess;
+  std::vector<FailureClass> failures;  // by first seed
+  StageTimes times;                    // summed over the programs checked in this run
+  int64_t checked = 0;                 // programs checked in this run
+  // What reading the journal back found wrong (a corrupt line skipped, a torn last line dropped).
+  std::vector<std::string> journal_notes;
+  bool found_failure() const;          // any compiler failure or harness error
+  nlohmann::json to_json() const;
+};
+
+CampaignSummary run_campaign(const CampaignOptions& options,
+                             const std::function<void(const CampaignStatus&)>& on_progress = {});
+
+// The journal records of the campaign in `out_dir` (one JSON object per program), in journal
+// order. A torn last line (a campaign killed mid-write) is dropped from the file too; a line in
+// the middle that is not a record (no JSON object with a "seed" number) is skipped and the
+// records after it kept. `notes` says what was dropped or skipped, with line numbers.
+struct Journal {
+  std::vector<nlohmann::json> records;
+  std::vector<std::string> notes;
+};
+Journal read_campaign_journal(const std::string& out_dir);
+
+// The summary as a table for a terminal.
+std::string format_summary(const CampaignSummary& s);
+// "  412/1000  3.1/s  ok 400  mismatch 2  elapsed 2m12s  remaining 3m09s"
+std::string format_progress(const CampaignStatus& s, double time_limit);
+
+}  // namespace difftest::oracle

@@ -1,0 +1,121 @@
+// A campaign's summary (oracle/campaign.h): its JSON, its table and its progress line.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "oracle/campaign/campaign.h"
+
+namespace difftest::oracle {
+
+ExcessSummary ExcessSummary::of(std::vector<std::pair<double, uint64_t>> excesses) {
+  ExcessSummary s;
+  if (excesses.empty()) return s;
+  std::sort(excesses.begin(), excesses.end());
+  const auto quantile = [&](double q) {
+    return excesses[static_cast<size_t>(q * static_cast<double>(excesses.size() - 1))].first;
+  };
+  s.programs = static_cast<int64_t>(excesses.size());
+  s.median = quantile(0.5);
+  s.p99 = quantile(0.99);
+  s.max = excesses.back().first;
+  s.max_seed = excesses.back().second;
+  return s;
+}
+
+bool CampaignSummary::found_failure() const {
+  for (const auto& [kind, n] : status.counts) {
+    if (n > 0 && kind != "ok" && kind != "invalid_program") return true;
+  }
+  return false;
+}
+
+nlohmann::json CampaignSummary::to_json() const {
+  nlohmann::json j = {{"programs", status.done},
+                      {"resumed", status.resumed},
+                      {"checked_this_run", checked},
+                      {"seconds", status.elapsed},
+                      {"counts", status.counts},
+                      {"times_ms", times.to_json()},
+                      {"abandoned_at_time_limit", status.abandoned},
+                      {"refuted_timeouts", status.refuted_timeouts}};
+  if (excess.programs > 0) {
+    j["worst_excess"] = {{"programs", excess.programs},
+                         {"median", excess.median},
+                         {"p99", excess.p99},
+                         {"max", excess.max},
+                         {"max_seed", excess.max_seed}};
+  }
+  if (!journal_notes.empty()) j["journal_notes"] = journal_notes;
+  j["failures"] = nlohmann::json::array();
+  for (const auto& f : failures) {
+    j["failures"].push_back({{"signature", f.signature},
+                             {"kind", f.kind},
+                             {"first_seed", f.first_seed},
+                             {"programs", f.programs},
+                             {"saved_in", f.saved_in},
+                             {"attributable", f.attributable},
+                             {"found_after_seconds", f.found_after_seconds},
+                             {"found_after_programs", f.found_after_programs}});
+  }
+  return j;
+}
+
+std::string format_progress(const CampaignStatus& s, double time_limit) {
+  const int64_t fresh = s.done - s.resumed;
+  const double rate = s.elapsed > 0 ? static_cast<double>(fresh) / s.elapsed : 0;
+  std::string out = s.total >= 0 ? fmt::format("{:>6}/{}", s.done, s.total) : fmt::format("{:>6}", s.done);
+  out += fmt::format("  {:.2f}/s ", rate);
+  for (const auto& [kind, n] : s.counts) out += fmt::format(" {} {}", kind, n);
+  out += fmt::format("  elapsed {}", format_duration(s.elapsed));
+  double remaining = -1;
+  if (s.total >= 0 && rate > 0) remaining = static_cast<double>(s.total - s.done) / rate;
+  if (time_limit > 0) remaining = remaining < 0 ? time_limit - s.elapsed : std::min(remaining, time_limit - s.elapsed);
+  if (remaining >= 0) out += fmt::format("  remaining {}", format_duration(remaining));
+  return out;
+}
+
+std::string format_summary(const CampaignSummary& s) {
+  std::string out;
+  for (const auto& note : s.journal_notes) out += fmt::format("warning: {}\n", note);
+  const double per = s.checked > 0 ? 1.0 / static_cast<double>(s.checked) : 0;
+  out += fmt::format("campaign: {} programs ({} checked in this run, {} resumed from the journal) in {:.1f} s",
+                     s.status.done, s.checked, s.status.resumed, s.status.elapsed);
+  if (s.status.elapsed > 0)
+    out += fmt::format(", {:.2f} programs/s", static_cast<double>(s.checked) / s.status.elapsed);
+  out += "\n";
+  for (const auto& [kind, n] : s.status.counts) out += fmt::format("  {:<16}{:>8}\n", kind, n);
+  if (s.status.abandoned > 0) {
+    out +=
+        fmt::format("  {} programs in flight at the time limit were abandoned (not journaled; --resume checks them)\n",
+                    s.status.abandoned);
+  }
+  if (s.status.refuted_timeouts > 0) {
+    out += fmt::format("  {} timeouts refuted by a rerun with a larger CPU budget (not failures)\n",
+                       s.status.refuted_timeouts);
+  }
+  if (s.excess.programs > 0) {
+    out +=
+        fmt::format("worst excess per program (above 1: an outlier): median {:.3g}  p99 {:.3g}  max {:.3g} (seed {})\n",
+                    s.excess.median, s.excess.p99, s.excess.max, s.excess.max_seed);
+  }
+  if (s.checked > 0) {
+    out += fmt::format(
+        "time per program (ms): generate {:.1f}  reference {:.1f}  compile {:.1f}  run {:.1f}  compare "
+        "{:.1f}\n",
+        s.times.generate * per, s.times.reference * per, s.times.compile * per, s.times.run * per,
+        s.times.compare * per);
+  }
+  if (s.failures.empty()) {
+    out += "no failure signatures\n";
+  } else {
+    out += fmt::format("{} distinct failure signatures:\n", s.failures.size());
+    for (const auto& f : s.failures) {
+      out += fmt::format("  {:>6} programs  first seed {:<8} {}{}\n", f.programs, f.first_seed, f.signature,
+                         f.attributable ? "" : "  (the clean compiler fails there too)");
+      if (!f.saved_in.empty()) out += fmt::format("{:>26}reproducer: {}\n", "", f.saved_in);
+    }
+  }
+  return out;
+}
+
+}  // namespace difftest::oracle

@@ -1,0 +1,457 @@
+#include "oracle/check/check.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "compiler/faults/faults.h"
+#include "compiler/ir/printer.h"
+#include "compiler/passes/specialize_shapes.h"
+#include "compiler/pipeline/compile.h"
+#include "fuzz/rng.h"
+#include "oracle/check/clock.h"
+#include "oracle/check/strategies.h"
+#include "oracle/check/wire.h"
+#include "reference/inputs.h"
+#include "reference/summary.h"
+#include "tolerance/bounds.h"
+#include "tolerance/compare.h"
+
+namespace difftest::oracle {
+
+namespace {
+
+struct Case {
+  sym::Env env;
+  std::map<std::string, Tensor> inputs;
+  tolerance::BoundedProgram bounds;
+  std::optional<tolerance::Calibration> calibration;  // the statistical tier, when enabled
+};
+
+// The child's work: compile once, run every case; returns per case the outputs and timings.
+// Stages are "compile <pass>", "compile codegen", then "run <binding>".
+std::string compile_and_run(const Program& p, const pipeline::Pipeline& pipe, const std::vector<const Case*>& cases,
+                            Progress& progress) {
+  progress.stage("compile");
+  auto t0 = std::chrono::steady_clock::now();
+  pipeline::RunOptions run_options;
+  run_options.bisect_limit = pipe.bisect_limit;
+  run_options.before_pass = [&](const std::string& pass) { progress.stage("compile " + pass); };
+  pipeline::Lowered lowered = pipeline::run_passes(p, pipe.passes, run_options);
+  progress.stage("compile codegen");
+  const runtime::Executable exe(std::move(lowered.graph), std::move(lowered.module),
+                                codegen::JitOptions{pipe.llvm_opt_level, pipe.fma_contraction});
+  const double compile_ms = ms_since(t0);
+  std::string out;
+  out.append(reinterpret_cast<const char*>(&compile_ms), sizeof compile_ms);
+  for (const Case* c : cases) {
+    progress.stage("run " + reference::binding_str(c->env));
+    t0 = std::chrono::steady_clock::now();
+    const std::string encoded = encode_tensors(exe.run(c->inputs, c->env));
+    const double run_ms = ms_since(t0);
+    const auto n = static_cast<uint64_t>(encoded.size());
+    out.append(reinterpret_cast<const char*>(&run_ms), sizeof run_ms);
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    out += encoded;
+  }
+  return out;
+}
+
+VerdictKind failure_kind(const ChildOutcome& o) {
+  const bool compiling = o.stage.empty() || o.stage.rfind("compile", 0) == 0;
+  switch (o.status) {
+    case ChildOutcome::Status::TimedOut: return VerdictKind::Timeout;
+    case ChildOutcome::Status::Error:
+      if (compiling) return o.user_error ? VerdictKind::CompileReject : VerdictKind::CompileCrash;
+      return VerdictKind::RuntimeCrash;
+    default: return compiling ? VerdictKind::CompileCrash : VerdictKind::RuntimeCrash;
+  }
+}
+
+std::string producer(const Program& p, size_t output) {
+  const ValueNode* v = p.outputs()[output].get();
+  for (const auto& b : p.bindings()) {
+    for (const auto& r : b.results()) {
+      if (r.get() == v) return b.is_call() ? b.op().name : (b.kind() == BindingKind::Param ? "param" : "constant");
+    }
+  }
+  return "?";
+}
+
+// "compile LegalizeOps" -> "LegalizeOps", "run n=3" -> "run"; what a signature keeps.
+std::string stage_of(const std::string& progress_stage) {
+  if (progress_stage.empty() || progress_stage == "compile") return "compile";
+  const size_t space = progress_stage.find(' ');
+  if (progress_stage.rfind("compile ", 0) == 0) return progress_stage.substr(space + 1);
+  return progress_stage.substr(0, space);
+}
+
+// A finding at one element of output `o`.
+void record_element(const Program& p, const tolerance::OutputComparison& o, VerdictKind kind,
+                    const std::vector<int64_t>& index, double got, double want, double bound, VariantVerdict& v) {
+  v.kind = kind;
+  v.output = o.name;
+  v.output_op = producer(p, o.index);
+  v.index = index;
+  v.got = got;
+  v.want = want;
+  v.bound = bound;
+}
+
+// The verdict of one compiled run: a mismatch (beyond a sound bound) first, else an outlier
+// (beyond the ensemble's allowance, or biased), else unchecked when an output had too few
+// elements compared by either tier.
+void compare_case(const Program& p, const Case& c, const std::vector<Tensor>& got, const CheckOptions& options,
+                  VariantVerdict& v) {
+  const tolerance::Comparison cmp =
+      tolerance::compare_outputs(p, c.bounds, got, options.tolerance, c.calibration ? &*c.calibration : nullptr);
+  v.stage = "compare";
+  v.worst_ratio = cmp.worst_ratio();
+  for (const auto& o : cmp.outputs) v.worst_excess = std::max(v.worst_excess, o.worst_excess);
+  for (const auto& o : cmp.outputs) {
+    if (o.passed()) continue;
+    if (v.kind == VerdictKind::Ok || o.worst_ratio > v.worst_ratio) {
+      record_element(p, o, VerdictKind::Mismatch, o.worst_index, o.got, o.want, o.bound, v);
+      v.message = fmt::format("{} of {} elements of {} outside their bounds; worst ratio {:.3g} at [{}]: got {:.9g}, "
+                              "want {:.9g}, bound {:.3g}",
+                              o.failing, o.compared, o.name, o.worst_ratio, fmt::join(o.worst_index, ", "), o.got,
+                              o.want, o.bound);
+    }
+  }
+  if (v.kind != VerdictKind::Ok) return;
+  for (const auto& o : cmp.outputs) {
+    if (!o.has_outlier()) continue;
+    record_element(p, o, VerdictKind::Outlier, o.excess_index, o.excess_got, o.excess_want, o.excess_allowance, v);
+    v.message = o.outliers > 0 ? fmt::format(
+                                     "{} of {} elements of {} outside the ensemble's allowance; worst excess "
+                                     "{:.3g} at [{}]: got {:.9g}, want {:.9g}, allowance {:.3g} "
+                                     "(sigma {:.3g})",
+                                     o.outliers, o.checked, o.name, o.worst_excess, fmt::join(o.excess_index, ", "),
+                                     o.excess_got, o.excess_want, o.excess_allowance, o.excess_sigma)
+                               : fmt::format("{}: {}", o.name, o.bias.describe());
+    return;
+  }
+  for (const auto& o : cmp.outputs) {
+    if (o.checked_share() >= options.min_checked_share) continue;
+    v.kind = VerdictKind::Unchecked;
+    v.output = o.name;
+    v.message = fmt::format("only {:.1f}% of {} compared ({} of {} elements; {} uncertain in the sound bounds)",
+                            100 * o.checked_share(), o.name, o.calibrated ? o.checked : o.compared,
+                            o.compared + o.uncertain, o.uncertain);
+    return;
+  }
+}
+
+// Two compiled results compared with each other: each element may differ by the sum of both
+// bounds. A pair that each agree with the reference always passes; this catches disagreement
+// where the reference comparison is blind (uncertain elements are excluded from both).
+VariantVerdict cross_check(const Program& p, const Case& c, const std::string& a, const std::vector<Tensor>& got_a,
+                           const std::string& b, const std::vector<Tensor>& got_b, bool specialized_b,
+                           const tolerance::Options& opt) {
+  VariantVerdict v;
+  v.pipeline = a + "~" + b;
+  v.against = a;
+  v.specialized = specialized_b;
+  v.binding = c.env;
+  v.stage = "compare";
+  for (size_t i = 0; i < got_a.size(); ++i) {
+    const tolerance::OutputComparison o = tolerance::compare_candidates(*c.bounds.outputs[i], got_a[i], got_b[i], opt);
+    v.worst_ratio = std::max(v.worst_ratio, o.worst_ratio);
+    if (o.passed() || (v.kind == VerdictKind::Mismatch && o.worst_ratio <= v.worst_ratio)) continue;
+    v.kind = VerdictKind::Mismatch;
+    v.output = p.outputs()[i].name();
+    v.output_op = producer(p, i);
+    v.index = o.worst_index;
+    v.got = o.got;
+    v.want = o.want;
+    v.bound = o.bound;
+    v.message = fmt::format("{} of {} elements of {} differ between {} and {} by more than both bounds; worst ratio "
+                            "{:.3g} at [{}]: {} {:.9g}, {} {:.9g}",
+                            o.failing, o.compared, v.output, a, b, o.worst_ratio, fmt::join(o.worst_index, ", "), a,
+                            o.got, b, o.want);
+  }
+  return v;
+}
+
+std::string timeout_message(const std::vector<TimeoutTry>& tries, const std::string& stage) {
+  const TimeoutTry& first = tries.front();
+  const TimeoutTry& rerun = tries.back();
+  if (tries.size() == 1) {
+    return fmt::format("no result within {:.1f} s of CPU time, not rerun (during {})", first.cpu_budget, stage);
+  }
+  if (first.blocked && rerun.blocked) {
+    return fmt::format(
+        "blocked: no result after {:.0f} s of wall time using {:.2f} s of CPU, nor after {:.0f} s on a "
+        "rerun (during {})",
+        first.wall_seconds, first.cpu_seconds, rerun.wall_seconds, stage);
+  }
+  return fmt::format("no result within {:.1f} s of CPU time, nor within {:.1f} s on a rerun (during {})",
+                     first.cpu_budget, rerun.cpu_budget, stage);
+}
+
+TimeoutTry timeout_try(const ChildOutcome& o, double budget) {
+  TimeoutTry t;
+  t.cpu_budget = budget;
+  t.cpu_seconds = o.cpu_seconds;
+  t.wall_seconds = o.seconds;
+  t.blocked = o.blocked;
+  t.stage = o.stage;
+  t.finished_cpu_seconds = o.cpu_seconds - o.stage_cpu_seconds;
+  t.outcome = status_name(o.status);
+  return t;
+}
+
+// The child's work under the CPU budget; a try that times out is run again with
+// `confirm_factor` times the budget, and only a second timeout stands (`tries` records both).
+ChildOutcome run_confirmed(const std::function<std::string(Progress&)>& work, const CheckOptions& options,
+                           std::vector<TimeoutTry>& tries) {
+  IsolationLimits limits = options.limits;
+  limits.timeout_per_stage = true;  // --timeout bounds the compile and each binding's run
+  ChildOutcome outcome = run_isolated(work, limits);
+  if (outcome.status != ChildOutcome::Status::TimedOut) return outcome;
+  tries.push_back(timeout_try(outcome, limits.cpu_seconds));
+  if (!options.confirm_timeouts) return outcome;
+  limits.cpu_seconds *= options.confirm_factor;
+  outcome = run_isolated(work, limits);
+  tries.push_back(timeout_try(outcome, limits.cpu_seconds));
+  return outcome;
+}
+
+// Compiles `compiled` with `pipe` in a child and runs it under `cases`; appends one variant per
+// case (compared with the bounds of `p`, the program the cases were bounded on) or one failure.
+// Returns the outputs per case when the child finished. A child stopped at the caller's
+// deadline marks the verdict cancelled.
+std::optional<std::vector<std::vector<Tensor>>> run_variant(const Program& compiled, const Program& p,
+                                                            const pipeline::Pipeline& pipe,
+                                                            const std::vector<const Case*>& cases,
+                                                            const VariantVerdict& base, const CheckOptions& options,
+                                                            Verdict& verdict) {
+  auto work = [&](Progress& progress) { return compile_and_run(compiled, pipe, cases, progress); };
+  ChildOutcome outcome;
+  std::vector<TimeoutTry> tries;
+  if (options.isolate) {
+    outcome = run_confirmed(work, options, tries);
+  } else {
+    Progress none(-1);
+    outcome.status = ChildOutcome::Status::Ok;
+    outcome.payload = work(none);
+  }
+  if (outcome.status == ChildOutcome::Status::Cancelled) {
+    verdict.cancelled = true;
+    return std::nullopt;
+  }
+  if (outcome.status != ChildOutcome::Status::Ok) {
+    VariantVerdict v = base;
+    v.kind = failure_kind(outcome);
+    v.stage = stage_of(outcome.stage);
+    v.cpu_ms = outcome.cpu_seconds * 1000;
+    v.message = outcome.status == ChildOutcome::Status::TimedOut ? timeout_message(tries, stage_of(outcome.stage))
+                                                                 : outcome.message;
+    v.tries = std::move(tries);
+    // "run n=3"; a program without dims runs under "run (no dim variables)" and keeps {}.
+    if (outcome.stage.rfind("run ", 0) == 0 && outcome.stage.compare(4, 1, "(") != 0) {
+      v.binding = reference::parse_binding(outcome.stage.substr(4), "stage");
+    }
+    verdict.variants.push_back(std::move(v));
+    return std::nullopt;
+  }
+  const std::string& s = outcome.payload;
+  size_t at = 0;
+  auto take = [&](auto& value) {
+    std::memcpy(&value, s.data() + at, sizeof value);
+    at += sizeof value;
+  };
+  double compile_ms = 0;
+  take(compile_ms);
+  verdict.times.compile += compile_ms;
+  std::vector<std::vector<Tensor>> outputs;
+  for (const Case* c : cases) {
+    VariantVerdict v = base;
+    v.binding = c->env;
+    v.compile_ms = compile_ms;
+    v.cpu_ms = outcome.cpu_seconds * 1000;
+    v.tries = tries;
+    uint64_t n = 0;
+    take(v.run_ms);
+    take(n);
+    verdict.times.run += v.run_ms;
+    const auto t0 = std::chrono::steady_clock::now();
+    outputs.push_back(decode_tensors(s.substr(at, n)));
+    compare_case(p, *c, outputs.back(), options, v);
+    verdict.times.compare += ms_since(t0);
+    at += n;
+    verdict.variants.push_back(std::move(v));
+  }
+  return outputs;
+}
+
+}  // namespace
+
+CheckOptions default_check_options() {
+  CheckOptions o;
+  o.pipelines = {"O0", "O1", "O2", "O3"};
+  o.random_orders = 2;
+  return o;
+}
+
+std::vector<sym::Env> default_bindings(const Program& p, int random) {
+  std::vector<sym::Env> out = reference::standard_bindings(p);
+  Pcg32 rng(program_hash(p), 0x62696e64);  // "bind"
+  for (int i = 0; i < random && !p.dims().empty(); ++i) {
+    sym::Env env;
+    for (const auto& d : p.dims()) {
+      const auto span = static_cast<uint64_t>(d.range.hi - d.range.lo) + 1;
+      env[d.name] = d.range.lo + static_cast<int64_t>(rng.next64() % span);
+    }
+    if (std::find(out.begin(), out.end(), env) == out.end()) out.push_back(env);
+  }
+  return out;
+}
+
+namespace {
+
+Verdict empty_verdict(const Program& p) {
+  Verdict verdict;
+  verdict.program = p.name();
+  verdict.hash = program_hash(p);
+  verdict.faults = faults::enabled_faults();
+  return verdict;
+}
+
+// The inputs and bounded reference of one binding; nullopt (and an invalid_program variant in
+// `verdict`) when the reference is not finite there.
+std::optional<Case> make_case(const Program& p, const sym::Env& given, const CheckOptions& options, Verdict& verdict) {
+  Case c;
+  const auto t0 = std::chrono::steady_clock::now();
+  c.env = reference::resolve_binding(p, given, nullptr);
+  tolerance::require_bounding_memory(p, c.env);
+  c.inputs = reference::generate_inputs(p, c.env, options.input_seed);
+  c.bounds = tolerance::bound_program(p, c.env, c.inputs, options.tolerance);
+  if (!c.bounds.invalid && options.ensemble.members > 0) {
+    tolerance::EnsembleOptions ensemble = options.ensemble;
+    ensemble.seed = options.input_seed;
+    c.calibration = tolerance::calibrate(p, c.env, c.inputs, c.bounds, options.tolerance, ensemble);
+  }
+  verdict.times.reference += ms_since(t0);
+  if (!c.bounds.invalid) return c;
+  VariantVerdict v;
+  v.pipeline = "reference";
+  v.binding = c.env;
+  v.kind = VerdictKind::InvalidProgram;
+  v.stage = "reference";
+  v.message = c.bounds.invalid_reason;
+  verdict.variants.push_back(std::move(v));
+  return std::nullopt;
+}
+
+bool is_named(const pipeline::Pipeline& pipe) {
+  for (const auto& named : pipeline::pipelines()) {
+    if (named.name == pipe.name) {
+      return named.passes == pipe.passes && named.llvm_opt_level == pipe.llvm_opt_level &&
+             named.fma_contraction == pipe.fma_contraction;
+    }
+  }
+  return false;
+}
+
+// A variant's verdict before it ran: a pipeline that is not a named one has its passes recorded.
+VariantVerdict variant_base(const pipeline::Pipeline& pipe, bool specialized) {
+  VariantVerdict base;
+  base.pipeline = pipe.name;
+  base.specialized = specialized;
+  if (!specialized && !is_named(pipe)) {
+    base.passes = pipe.passes;
+    base.llvm_opt_level = pipe.llvm_opt_level;
+    base.fma_contraction = pipe.fma_contraction;
+  }
+  return base;
+}
+
+}  // namespace
+
+Verdict check_program(const Program& p, const CheckOptions& options) {
+  Verdict verdict = empty_verdict(p);
+  std::vector<sym::Env> bindings =
+      options.bindings.empty() ? default_bindings(p, options.random_bindings) : options.bindings;
+  std::vector<Case> cases;
+  for (const auto& given : bindings) {
+    if (auto c = make_case(p, given, options, verdict)) cases.push_back(std::move(*c));
+  }
+  if (cases.empty()) return verdict;
+  // Named pipelines first; the rest (custom lists, random orders) have their passes recorded.
+  std::vector<pipeline::Pipeline> pipes;
+  for (const auto& name : options.pipelines) pipes.push_back(pipeline::find_pipeline(name));
+  pipes.insert(pipes.end(), options.custom.begin(), options.custom.end());
+  for (auto& order : random_pass_orders(p, options.random_orders)) pipes.push_back(std::move(order));
+  std::vector<const Case*> all_cases;
+  for (const auto& c : cases) all_cases.push_back(&c);
+  // Once one variant's timeout is confirmed, the program hangs for a fact: the timeouts of its
+  // other variants need no rerun each (a hang bug would otherwise cost every pipeline 5x).
+  CheckOptions running = options;
+  const auto after_variant = [&] {
+    for (const auto& v : verdict.variants) {
+      if (v.kind == VerdictKind::Timeout && v.tries.size() == 2) running.confirm_timeouts = false;
+    }
+  };
+  std::map<std::string, std::vector<std::vector<Tensor>>> outputs;  // pipeline -> per case, when it ran
+  for (size_t k = 0; k < pipes.size(); ++k) {
+    const VariantVerdict base = variant_base(pipes[k], false);
+    if (auto got = run_variant(p, p, pipes[k], all_cases, base, running, verdict)) outputs[pipes[k].name] = *got;
+    if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
+    after_variant();
+  }
+  // Symbolic vs shape-specialized: the last named pipeline again, on the program with its dims
+  // fixed to one binding's values (the middle one) and SpecializeShapes in front.
+  if (options.specialize && !options.pipelines.empty() && !p.dims().empty()) {
+    const pipeline::Pipeline& symbolic = pipeline::find_pipeline(options.pipelines.back());
+    const size_t i = cases.size() > 1 ? 1 : 0;
+    const VariantSpec specialized = specialized_variant(symbolic);
+    const Program fixed = passes::fix_dims(p, cases[i].env);
+    const auto got = run_variant(fixed, p, specialized.pipeline, {&cases[i]}, variant_base(specialized.pipeline, true),
+                                 running, verdict);
+    if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
+    if (got && outputs.count(symbolic.name)) {
+      verdict.variants.push_back(cross_check(p, cases[i], symbolic.name, outputs[symbolic.name][i],
+                                             specialized.pipeline.name, got->front(), true, options.tolerance));
+    }
+  }
+  for (const auto& [a, b] : options.cross_checks) {
+    if (!outputs.count(a) || !outputs.count(b)) continue;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      verdict.variants.push_back(
+          cross_check(p, cases[i], a, outputs[a][i], b, outputs[b][i], false, options.tolerance));
+    }
+  }
+  return verdict;
+}
+
+Verdict check_variant(const Program& p, const VariantSpec& spec, const sym::Env& binding, const CheckOptions& options) {
+  Verdict verdict = empty_verdict(p);
+  const std::optional<Case> c = make_case(p, binding, options, verdict);
+  if (!c) return verdict;
+  const Program compiled = spec.specialized ? passes::fix_dims(p, c->env) : p;
+  const VariantVerdict base = variant_base(spec.pipeline, spec.specialized);
+  if (!spec.against) {
+    run_variant(compiled, p, spec.pipeline, {&*c}, base, options, verdict);
+    return verdict;
+  }
+  const auto reference_side =
+      run_variant(p, p, *spec.against, {&*c}, variant_base(*spec.against, false), options, verdict);
+  if (!reference_side) return verdict;
+  const auto tested = run_variant(compiled, p, spec.pipeline, {&*c}, base, options, verdict);
+  if (!tested) return verdict;
+  verdict.variants.push_back(cross_check(p, *c, spec.against->name, reference_side->front(), spec.pipeline.name,
+                                         tested->front(), spec.specialized, options.tolerance));
+  return verdict;
+}
+
+VariantVerdict outcome_of(const Verdict& v) {
+  if (const VariantVerdict* f = v.first_failure()) return *f;
+  return v.variants.empty() ? VariantVerdict{} : v.variants.back();
+}
+
+}  // namespace difftest::oracle

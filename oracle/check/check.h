@@ -1,0 +1,76 @@
+// Checking one program: every requested pipeline under every binding, each compile-and-run
+// in an isolated child, compared with the bounded reference computed in the parent.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/pipeline/pipelines.h"
+#include "oracle/check/isolate.h"
+#include "oracle/check/variant.h"
+#include "oracle/check/verdict.h"
+#include "tolerance/ensemble.h"
+#include "tolerance/error_model.h"
+
+namespace difftest::oracle {
+
+struct CheckOptions {
+  std::vector<std::string> pipelines = {"O0"};  // named pipelines (pipelines.cc)
+  std::vector<pipeline::Pipeline> custom;       // explicit pass lists, recorded in the verdict
+  int random_orders = 0;  // random valid pass orders (strategies.h), seeded by the program hash
+  // Pipelines whose outputs are also compared with each other (sum of both bounds) when both ran.
+  std::vector<std::pair<std::string, std::string>> cross_checks = {{"O0", "O3"}};
+  // Also compile the last named pipeline on the program with its dims fixed to one binding
+  // (SpecializeShapes first), compared with the reference and with the symbolic compile.
+  bool specialize = true;
+  std::vector<sym::Env> bindings;  // empty: reference::standard_bindings plus random_bindings more
+  int random_bindings = 2;         // drawn uniformly from the dims' ranges, seeded by the program hash
+  uint64_t input_seed = 0;
+  tolerance::Options tolerance = [] {
+    tolerance::Options o;
+    o.mode = tolerance::BoundMode::Probabilistic;
+    return o;
+  }();
+  // The statistical tier: an ensemble of the reference in the program's precision (members 0:
+  // the sound bounds only). Its draws are seeded by input_seed.
+  tolerance::EnsembleOptions ensemble;
+  // An output with a smaller share of its elements compared by either tier is `unchecked`.
+  double min_checked_share = 0.9;
+  // The CPU-time limit bounds the compile and each binding's run separately; limits.deadline,
+  // when set, stops the whole check (Verdict::cancelled).
+  IsolationLimits limits;
+  // A try that exceeds its CPU budget is run again with this many times the budget; only a
+  // second timeout is a `timeout` verdict.
+  double confirm_factor = 4;
+  // false: a try that times out is the verdict at once. For checks whose timeouts are never
+  // reported, only used to reject (a reduction looking for another kind of failure).
+  bool confirm_timeouts = true;
+  bool isolate = true;     // false: in process (for debugging; a crash takes the harness down)
+  // Stop at the first failing variant (what bisection and reduction need to start from).
+  bool first_failure_only = false;
+};
+
+// What `difftest --seed`, `run`, `fuzz` and `gate` check when no flag says otherwise: every
+// named pipeline O0..O3 and two random pass orders, on top of CheckOptions' defaults (the
+// O0~O3 cross-check, the specialized compile, the standard and two random bindings).
+CheckOptions default_check_options();
+
+// The bindings check_program uses when none are given: the standard ones (every dim at its
+// lower bound, an odd middle value and its maximum, all at their maxima), then `random` more,
+// uniform in the ranges and seeded by the program's hash; duplicates dropped.
+std::vector<sym::Env> default_bindings(const Program& p, int random);
+
+// Verdict::faults records the faults enabled in this process (compiler/faults).
+Verdict check_program(const Program& p, const CheckOptions& options);
+
+// One variant under one binding, on its own (what bisection and reduction repeat): its compile
+// compared with the reference, or for a cross-check both compiles compared with the reference
+// and with each other. `options`' pipelines, orders, bindings and cross-checks are not used.
+Verdict check_variant(const Program& p, const VariantSpec& spec, const sym::Env& binding, const CheckOptions& options);
+
+// What a check of one variant showed: its first failure, else its last variant (the
+// cross-check of a cross-check), else ok.
+VariantVerdict outcome_of(const Verdict& v);
+
+}  // namespace difftest::oracle

@@ -1,0 +1,61 @@
+#include "oracle/check/wire.h"
+
+#include <cstring>
+
+#include "compiler/ir/diagnostics.h"
+
+namespace difftest::oracle {
+
+namespace {
+
+template <typename T>
+void put(std::string& s, T v) {
+  s.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+template <typename T>
+T take(const std::string& s, size_t& at) {
+  DT_CHECK(at + sizeof(T) <= s.size(), "tensor stream truncated");
+  T v;
+  std::memcpy(&v, s.data() + at, sizeof v);
+  at += sizeof v;
+  return v;
+}
+
+}  // namespace
+
+// Layout: count, then per tensor: dtype (u8), rank (u32), extents (i64 each), raw bytes.
+std::string encode_tensors(const std::vector<Tensor>& ts) {
+  std::string s;
+  put<uint32_t>(s, static_cast<uint32_t>(ts.size()));
+  for (const auto& t : ts) {
+    put<uint8_t>(s, static_cast<uint8_t>(t.dtype()));
+    put<uint32_t>(s, static_cast<uint32_t>(t.shape().size()));
+    for (int64_t d : t.shape()) put<int64_t>(s, d);
+    s.append(reinterpret_cast<const char*>(t.data()), t.nbytes());
+  }
+  return s;
+}
+
+std::vector<Tensor> decode_tensors(const std::string& bytes) {
+  size_t at = 0;
+  const auto count = take<uint32_t>(bytes, at);
+  std::vector<Tensor> out;
+  for (uint32_t i = 0; i < count; ++i) {
+    const auto dtype = take<uint8_t>(bytes, at);
+    DT_CHECK(dtype < kAllDTypes.size(), "tensor stream: bad dtype");
+    const auto rank = take<uint32_t>(bytes, at);
+    DT_CHECK(rank <= 64, "tensor stream: bad rank");
+    std::vector<int64_t> shape;
+    for (uint32_t d = 0; d < rank; ++d) shape.push_back(take<int64_t>(bytes, at));
+    Tensor t(static_cast<DType>(dtype), shape);
+    DT_CHECK(at + t.nbytes() <= bytes.size(), "tensor stream truncated");
+    if (t.nbytes() > 0) std::memcpy(t.data(), bytes.data() + at, t.nbytes());
+    at += t.nbytes();
+    out.push_back(std::move(t));
+  }
+  DT_CHECK(at == bytes.size(), "tensor stream has trailing bytes");
+  return out;
+}
+
+}  // namespace difftest::oracle

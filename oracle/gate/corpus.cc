@@ -1,0 +1,174 @@
+#include "oracle/gate/corpus.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "compiler/faults/faults.h"
+#include "compiler/ir/diagnostics.h"
+#include "compiler/ir/parser.h"
+#include "compiler/ir/verifier.h"
+#include "compiler/pipeline/pass_manager.h"
+#include "oracle/check/verdict.h"
+#include "reference/inputs.h"
+
+namespace difftest::oracle {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::set<std::string> kHeaderKeys = {"expect", "fault", "passes", "llvm", "fma", "bind", "what"};
+
+bool is_failure_kind_name(const std::string& name) {
+  for (VerdictKind k : {VerdictKind::Mismatch, VerdictKind::CompileCrash, VerdictKind::CompileReject,
+                        VerdictKind::RuntimeCrash, VerdictKind::Timeout, VerdictKind::Outlier}) {
+    if (name == verdict_kind_name(k)) return true;
+  }
+  return false;
+}
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+}  // namespace
+
+CorpusEntry read_corpus_entry(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(ErrorKind::Io, fmt::format("cannot read '{}'", path));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CorpusEntry e;
+  e.file = path;
+  SourceLoc expect_at, bind_at;
+  std::map<std::string, int> seen_on;  // a key that may appear once -> its line
+  std::istringstream lines(text);
+  std::string line;
+  for (int row = 1; std::getline(lines, line); ++row) {
+    const std::string t = trim(line);
+    if (t.empty()) continue;
+    if (t[0] != '#') break;  // the header ends where the program starts
+    const size_t colon = t.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = trim(t.substr(1, colon - 1));
+    const std::string value = trim(t.substr(colon + 1));
+    // The value's column (1-based), where an error in it points.
+    const size_t value_at = line.find_first_not_of(" \t", line.find(':') + 1);
+    const SourceLoc at{path, row, static_cast<int>(value_at == std::string::npos ? line.size() : value_at) + 1};
+    // A one-word key is a header field; anything else before a colon is free text.
+    const bool field = !key.empty() && std::all_of(key.begin(), key.end(), [](char ch) {
+      return std::islower(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-';
+    });
+    if (!field) continue;
+    if (!kHeaderKeys.count(key)) {
+      throw UserError(ErrorKind::Syntax,
+                      fmt::format("unknown header '# {}:' (known: expect, fault, passes, llvm, fma, bind, what)", key),
+                      SourceLoc{path, row, static_cast<int>(line.find('#')) + 1});
+    }
+    if (key == "passes" || key == "llvm" || key == "fma" || key == "bind") {
+      const auto [it, first] = seen_on.emplace(key, row);
+      if (!first) {
+        throw UserError(ErrorKind::Syntax,
+                        fmt::format("a second '# {}:' line (the first is on line {})", key, it->second), at);
+      }
+    }
+    if (key == "expect") {
+      if (expect_at.valid()) {
+        throw UserError(ErrorKind::Syntax, fmt::format("a second '# expect:' line (the first is on line {})", expect_at.line),
+                        at);
+      }
+      if (value != "ok" && !is_failure_kind_name(signature_kind(value))) {
+        throw UserError(ErrorKind::Syntax,
+                        fmt::format("'# expect: {}' is neither ok nor a failure signature (kind|pipeline|stage|what)", value),
+                        at);
+      }
+      e.expect = value;
+      expect_at = at;
+    } else if (key == "passes" || key == "llvm" || key == "fma" || key == "bind") {
+      try {
+        if (!e.pipeline) e.pipeline = pipeline::Pipeline{"custom", {}, 0};
+        if (key == "passes") {
+          e.pipeline->passes = pipeline::parse_pass_list(value, "# passes");
+        } else if (key == "llvm") {
+          if (value.size() != 1 || value[0] < '0' || value[0] > '3') {
+            throw UserError(ErrorKind::Syntax, fmt::format("'# llvm: {}' is not an LLVM level 0..3", value));
+          }
+          e.pipeline->llvm_opt_level = value[0] - '0';
+        } else if (key == "fma") {
+          if (value != "on" && value != "off") throw UserError(ErrorKind::Syntax, "'# fma:' is on or off");
+          e.pipeline->fma_contraction = value == "on";
+        } else {
+          e.binding = reference::parse_binding(value, "# bind");
+          bind_at = at;
+        }
+      } catch (const UserError& err) {
+        throw err.located(at);
+      }
+    } else if (key == "fault") {
+      const auto& known = faults::all_faults();
+      if (std::none_of(known.begin(), known.end(), [&](const faults::FaultInfo& f) { return f.name == value; })) {
+        throw UserError(ErrorKind::Syntax, fmt::format("unknown fault '{}' (see difftest list-faults)", value), at);
+      }
+      e.faults.push_back(value);
+    }
+  }
+  if (!expect_at.valid()) {
+    throw UserError(ErrorKind::Syntax, "missing the '# expect: ok' (or '# expect: SIGNATURE') header line",
+                    SourceLoc{path, 1, 1});
+  }
+  if (e.faults.empty() != (e.expect == "ok")) {
+    throw UserError(ErrorKind::Syntax,
+                    e.faults.empty() ? "an expected failure needs the '# fault: NAME' that causes it"
+                                     : "an entry with '# fault:' lines must expect the signature they cause, not ok",
+                    expect_at);
+  }
+  if (e.pipeline && e.pipeline->passes.empty()) {
+    throw UserError(ErrorKind::Syntax, "'# llvm:', '# fma:' need the '# passes:' they apply to", expect_at);
+  }
+  e.program = parse_program(text, path);
+  verify(e.program);
+  if (e.binding) {
+    try {
+      e.binding = reference::resolve_binding(e.program, *e.binding, nullptr);
+    } catch (const UserError& err) {
+      throw err.located(bind_at);
+    }
+  }
+  return e;
+}
+
+CheckOptions entry_checks(const CorpusEntry& e, CheckOptions base) {
+  if (e.pipeline) base.custom.push_back(*e.pipeline);
+  if (e.binding) {
+    if (base.bindings.empty()) base.bindings = default_bindings(e.program, base.random_bindings);
+    if (std::find(base.bindings.begin(), base.bindings.end(), *e.binding) == base.bindings.end()) {
+      base.bindings.push_back(*e.binding);
+    }
+  }
+  return base;
+}
+
+std::vector<std::string> corpus_files(const std::string& dir_or_file) {
+  std::error_code ec;
+  if (fs::is_regular_file(dir_or_file, ec)) return {dir_or_file};
+  if (!fs::is_directory(dir_or_file, ec)) {
+    throw UserError(ErrorKind::Io, fmt::format("corpus '{}' is neither a directory nor a file", dir_or_file));
+  }
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir_or_file)) {
+    if (e.is_regular_file() && e.path().extension() == ".ir") files.push_back(e.path().string());
+  }
+  if (files.empty()) throw UserError(ErrorKind::Io, fmt::format("corpus '{}' holds no .ir file", dir_or_file));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace difftest::oracle

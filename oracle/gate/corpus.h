@@ -1,0 +1,54 @@
+// The regression corpus (corpus/*.ir): programs with their expected verdict in a header
+// comment, read before the program text:
+//
+//   # expect: ok                                    the program must pass every check
+//   # fault: q4f16-1-zero-point-8                   (repeatable) with these faults on ...
+//   # expect: mismatch|O0|compare|output of dequantize    ... it must show this signature
+//
+// An entry with faults is both a regression test (it passes with them off) and a detection
+// test (with them on, the harness still reports the signature). A reduced reproducer may fail
+// only under the pass list it was reduced with, and only under one binding:
+//
+//   # passes: LegalizeOps,ScheduleMatmul            also checked with this pass list ...
+//   # llvm: 3                                       ... at this LLVM level (default 0) ...
+//   # fma: on                                       ... with FMA contraction (default off)
+//   # bind: k=1                                     also checked under this binding
+//
+// `# what:` is free text, and so is a comment line without a one-word key before a colon; any
+// other one-word key is an error (a misspelt header would otherwise be ignored), and so is a
+// second `# passes:`, `# llvm:`, `# fma:` or `# bind:`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/pipeline/pipelines.h"
+#include "oracle/check/check.h"
+
+namespace difftest::oracle {
+
+struct CorpusEntry {
+  std::string file;
+  Program program;
+  std::vector<std::string> faults;  // `# fault:` lines, in order
+  std::string expect;               // "ok", or the signature to show with `faults` on
+  std::optional<pipeline::Pipeline> pipeline;  // `# passes:` (named "custom"), `# llvm:`, `# fma:`
+  std::optional<sym::Env> binding;             // `# bind:`
+};
+
+// `base` for checking `e`: its pass list added to the pipelines, its binding to the bindings.
+CheckOptions entry_checks(const CorpusEntry& e, CheckOptions base);
+
+// Reads and verifies one entry. UserError naming file:line:col for a malformed header (no or
+// two `# expect:` lines, an unknown fault or pass, faults with `expect: ok`, a signature whose
+// kind is not a failure kind, a bad LLVM level, FMA setting or binding) and for a program that
+// does not parse or verify.
+CorpusEntry read_corpus_entry(const std::string& path);
+
+// The .ir files of a corpus directory, sorted by name, or the file itself. UserError(Io) when
+// the path does not exist or a directory holds no .ir file.
+std::vector<std::string> corpus_files(const std::string& dir_or_file);
+
+}  // namespace difftest::oracle

@@ -1,0 +1,232 @@
+#include "oracle/reduce/bisect.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "compiler/passes/specialize_shapes.h"
+#include "compiler/pipeline/pass_manager.h"
+#include "reference/inputs.h"
+#include "reference/reference.h"
+#include "tolerance/bounds.h"
+#include "tolerance/compare.h"
+
+namespace difftest::oracle {
+
+std::string failure_key(const VariantVerdict& v) {
+  if (!is_failure(v.kind)) return verdict_kind_name(v.kind);
+  if (is_output_finding(v.kind)) return verdict_kind_name(v.kind);
+  return fmt::format("{}|{}", verdict_kind_name(v.kind), normalize_message(v.message));
+}
+
+CheckOptions single_pipeline_checks(CheckOptions base) {
+  base.cross_checks.clear();
+  base.specialize = false;
+  return base;
+}
+
+VariantVerdict check_variant_outcome(const Program& p, const VariantSpec& spec, const sym::Env& binding,
+                                     const CheckOptions& base) {
+  const Verdict v = check_variant(p, spec, binding, base);
+  if (v.cancelled) throw DeadlineReached();
+  return outcome_of(v);
+}
+
+VariantVerdict check_pipeline(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& binding,
+                              const CheckOptions& base) {
+  VariantSpec spec;
+  spec.pipeline = pipe;
+  return check_variant_outcome(p, spec, binding, base);
+}
+
+CheckOptions relative_budget(CheckOptions base, double work_cpu_seconds) {
+  base.limits.cpu_seconds =
+      std::min(base.limits.cpu_seconds, std::max(kMinRelativeBudget, kRelativeBudgetFactor * work_cpu_seconds));
+  return base;
+}
+
+double measured_work(const VariantVerdict& v) {
+  double work = v.kind == VerdictKind::Timeout ? 0 : v.cpu_ms / 1000;
+  for (const auto& t : v.tries) work = std::max(work, t.finished_cpu_seconds);
+  return work;
+}
+
+double measured_work(const Verdict& v) {
+  double work = 0;
+  for (const auto& var : v.variants) work = std::max(work, measured_work(var));
+  return work;
+}
+
+namespace {
+
+struct Bisector {
+  const Program& p;
+  const sym::Env& binding;
+  const CheckOptions& base;
+  const BisectProgress& on_call;
+  bool hang;        // the failure is a timeout: probes get relative budgets
+  double work = 0;  // the largest work measured so far
+  Deadline cut = std::nullopt;  // an earlier deadline than the caller's, for one phase
+  int calls = 0;
+
+  // `original`: the failing variant as given (its timeout, if any, must be confirmed); else a
+  // probe with fewer passes.
+  VariantVerdict run(const VariantSpec& spec, int limit, bool original = false) {
+    VariantSpec limited = spec;
+    limited.pipeline.bisect_limit = limit;
+    ++calls;
+    CheckOptions options = hang && work > 0 ? relative_budget(base, work) : base;
+    // A probe that times out is not the failure being bisected unless that failure is a hang:
+    // only then does its timeout need a confirming rerun. The whole pipeline's run always gets one.
+    options.confirm_timeouts = hang || original;
+    if (cut && (!options.limits.deadline || *cut < *options.limits.deadline)) options.limits.deadline = cut;
+    VariantVerdict v = check_variant_outcome(p, limited, binding, options);
+    work = std::max(work, measured_work(v));
+    if (on_call) {
+      on_call(calls, fmt::format("{} {} at limit {}: {}", spec.name(), fmt::join(spec.pipeline.passes, ","), limit,
+                                 verdict_kind_name(v.kind)));
+    }
+    return v;
+  }
+};
+
+// The application numbered `n` (1-based, as run_passes numbers them) of the pass list.
+std::string pass_at(const std::vector<std::string>& passes, int n) {
+  return n >= 1 && n <= static_cast<int>(passes.size()) ? passes[static_cast<size_t>(n - 1)] : "";
+}
+
+struct Confirmation {
+  bool agrees = false;  // the reference agrees with the program the graph pass leaves
+  std::string text;
+};
+
+// Runs the graph passes up to the culprit's application and interprets the program they leave
+// with the reference: a graph-pass bug shows there already, before any lowering.
+Confirmation confirm_graph_pass(const Program& p, const VariantSpec& spec, int application, const sym::Env& binding,
+                                const CheckOptions& base) {
+  try {
+    pipeline::RunOptions run;
+    run.bisect_limit = application;
+    const sym::Env env = reference::resolve_binding(p, binding, nullptr);
+    const Program compiled = spec.specialized ? passes::fix_dims(p, env) : p;
+    const Program after = pipeline::run_passes(compiled, spec.pipeline.passes, run).graph;
+    const auto inputs = reference::generate_inputs(p, env, base.input_seed);
+    const tolerance::BoundedProgram bounds = tolerance::bound_program(p, env, inputs, base.tolerance);
+    std::map<std::string, Tensor> kept;
+    for (const auto& param : after.params()) kept.emplace(param.name(), inputs.at(param.name()));
+    const auto outputs = reference::evaluate(after, env, kept, reference::Mode::Native).outputs;
+    const tolerance::Comparison c = tolerance::compare_outputs(p, bounds, outputs, base.tolerance);
+    if (c.passed()) {
+      return {true, fmt::format("the program it leaves still agrees with the reference (worst ratio {:.3g}): the "
+                                "divergence appears when it is lowered",
+                                c.worst_ratio())};
+    }
+    return {false, fmt::format("confirmed by the reference: the program it leaves computes different values (worst "
+                               "ratio {:.3g})",
+                               c.worst_ratio())};
+  } catch (const std::exception& e) {
+    return {false, std::string("the program it leaves cannot be interpreted: ") + e.what()};
+  }
+}
+
+}  // namespace
+
+Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOptions& base, bool shrink_passes,
+                     const BisectProgress& on_call) {
+  Culprit c;
+  const VariantSpec& spec = failing.variant;
+  const std::vector<std::string>& passes = spec.pipeline.passes;
+  Bisector b{p, failing.binding, base, on_call, failing.verdict.kind == VerdictKind::Timeout, failing.work_cpu_seconds};
+  const VariantVerdict whole = b.run(spec, -1, true);
+  c.key = failure_key(whole);
+  c.reproduced = is_failure(whole.kind);
+  if (!c.reproduced) {
+    c.oracle_calls = b.calls;
+    c.work_cpu_seconds = b.work;
+    return c;
+  }
+  // Smallest limit that fails the same way: lo passes, hi fails.
+  int lo = -1, hi = static_cast<int>(passes.size());
+  c.failure = whole;
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    const VariantVerdict v = b.run(spec, mid);
+    if (failure_key(v) == c.key) {
+      hi = mid;
+      c.failure = v;
+    } else {
+      lo = mid;
+    }
+  }
+  c.application = hi;
+  const std::string name = pass_at(passes, hi);
+  const bool optional = !name.empty() && pipeline::find_pass(name).kind != pipeline::PassKind::Lowering;
+  const std::string lowering = c.failure.stage == "codegen" ? "codegen" : "LegalizeOps";
+  if (hi == 0 || !optional) {
+    c.application = 0;
+    c.pass = lowering;
+  } else {
+    c.pass = name;
+    if (pipeline::find_pass(name).kind == pipeline::PassKind::Graph) {
+      const Confirmation confirmed = confirm_graph_pass(p, spec, hi, failing.binding, base);
+      c.confirmation = confirmed.text;
+      if (confirmed.agrees) {
+        // At limit `hi` no loop pass runs: what fails is the lowering of a correct program.
+        c.exposed_by = name;
+        c.exposed_at = hi;
+        c.application = 0;
+        c.pass = lowering;
+      }
+    }
+  }
+  c.minimal_passes = passes;
+  if (shrink_passes) {
+    // Drop passes one at a time (never LegalizeOps nor the culprit); a list that still fails the
+    // same way, with the culprit still the first failing application, is kept. Under a time
+    // limit this gets a third of what is left: what follows (a reduction) needs the rest more.
+    if (base.limits.deadline) b.cut = deadline_in(seconds_left(base.limits.deadline) / 3);
+    try {
+      for (size_t i = c.minimal_passes.size(); i-- > 0;) {
+        const std::string& pass = c.minimal_passes[i];
+        if (pass == "LegalizeOps" || (c.application > 0 && pass == c.pass)) continue;
+        VariantSpec candidate = spec;
+        candidate.pipeline.passes = c.minimal_passes;
+        candidate.pipeline.passes.erase(candidate.pipeline.passes.begin() + static_cast<std::ptrdiff_t>(i));
+        if (failure_key(b.run(candidate, -1)) != c.key) continue;
+        if (c.application > 0) {
+          const auto& list = candidate.pipeline.passes;
+          const auto at = std::find(list.begin(), list.end(), c.pass) - list.begin();
+          if (failure_key(b.run(candidate, static_cast<int>(at))) == c.key) continue;  // fails before the culprit now
+        }
+        c.minimal_passes = std::move(candidate.pipeline.passes);
+      }
+    } catch (const DeadlineReached&) {
+      c.shrink_complete = false;  // what is kept so far still fails the same way
+    }
+  }
+  c.oracle_calls = b.calls;
+  c.work_cpu_seconds = b.work;
+  return c;
+}
+
+std::string format_culprit(const Culprit& c) {
+  if (!c.reproduced) return "the failure does not reproduce";
+  std::string out;
+  if (!c.exposed_by.empty()) {
+    out = fmt::format("culprit: {} — the failure ({}) appears after ({}) {}, whose output is right: {} gets it wrong",
+                      c.pass, c.key, c.exposed_at, c.exposed_by, c.pass);
+  } else if (c.application > 0) {
+    out = fmt::format("culprit: ({}) {} — the first pass application after which the failure ({}) appears",
+                      c.application, c.pass, c.key);
+  } else {
+    out = fmt::format("culprit: {} — the failure ({}) appears with no optional pass (bisect limit 0)", c.pass, c.key);
+  }
+  if (!c.confirmation.empty()) out += "\n  " + c.confirmation;
+  out += fmt::format("\n  smallest failing pass list{}: {}",
+                     c.shrink_complete ? "" : " (the time limit stopped its search)", fmt::join(c.minimal_passes, ","));
+  out += fmt::format("\n  oracle calls: {}", c.oracle_calls);
+  return out;
+}
+
+}  // namespace difftest::oracle
