@@ -33,7 +33,7 @@
 #include "compiler/pipeline/pipelines.h"
 #include "compiler/tensor/float_format.h"
 #include "fuzz/generator.h"
-#include "oracle/check/pipeline_run.h"
+#include "oracle/check/check.h"
 #include "oracle/check/strategies.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
@@ -50,41 +50,38 @@ struct Flags {
   std::string only;
 };
 
-// One program under one binding with its bounds, its calibration and a correct candidate.
+// One program under one binding: the oracle's case (inputs, bounds, calibration) and a correct
+// candidate.
 struct Case {
   std::string label;
   Program program;
-  sym::Env env;
-  std::map<std::string, Tensor> inputs;
-  tolerance::Options options;
-  tolerance::BoundedProgram sound;
-  tolerance::Calibration calibration;
+  oracle::CheckOptions options;  // what the oracle's check would use
+  oracle::Case bounded;
   std::vector<Tensor> native;
+  const tolerance::BoundedProgram& sound() const { return bounded.bounds; }
+  const tolerance::Calibration* calibration() const { return bounded.calibration ? &*bounded.calibration : nullptr; }
 };
 
 Case make_case(const std::string& label, const Program& p, const sym::Env& env, int members) {
-  Case c{label, p, env, {}, {}, {}, {}, {}};
-  c.inputs = reference::generate_inputs(p, env, 0);
-  c.options.mode = tolerance::BoundMode::Probabilistic;
-  c.sound = tolerance::bound_program(p, env, c.inputs, c.options);
-  tolerance::EnsembleOptions e;
-  e.members = members;
-  if (!c.sound.invalid && members > 0) c.calibration = tolerance::calibrate(p, env, c.inputs, c.sound, c.options, e);
-  if (!c.sound.invalid) c.native = reference::evaluate(p, env, c.inputs, reference::Mode::Native).outputs;
+  Case c{label, p, {}, {}, {}};
+  c.options.ensemble.members = members;
+  c.bounded = oracle::make_case(p, env, c.options.cases());
+  if (!c.bounded.invalid()) c.native = reference::evaluate(p, env, c.bounded.inputs, reference::Mode::Native).outputs;
   return c;
 }
 
 bool covered(const Case& c, size_t o) {
   const DType t = c.program.outputs()[o].type().dtype;
-  return tolerance::statistical_dtype(t) && !c.sound.invalid;
+  return tolerance::statistical_dtype(t) && !c.sound().invalid;
 }
 
 // `got` compared for output `o` by the sound tier, and by the statistical tier when calibrated.
 tolerance::OutputComparison compare(const Case& c, size_t o, const Tensor& got) {
-  tolerance::OutputComparison r = tolerance::compare_output(*c.sound.outputs[o], got, c.options);
-  if (!c.calibration.bounds.outputs.empty()) {
-    tolerance::compare_statistically(*c.sound.outputs[o], *c.calibration.bounds.outputs[o], c.calibration.outputs[o],
-                                     got, c.options, c.calibration.options, r);
+  tolerance::OutputComparison r = tolerance::compare_output(*c.sound().outputs[o], got, c.options.tolerance);
+  if (c.calibration()) {
+    tolerance::compare_statistically(*c.sound().outputs[o], *c.calibration()->bounds.outputs[o],
+                                     c.calibration()->outputs[o], got, c.options.tolerance, c.calibration()->options,
+                                     r);
   }
   return r;
 }
@@ -113,7 +110,7 @@ std::pair<double, double> smallest_change(const Case& c, size_t o, size_t i) {
   double sound = INFINITY, either = INFINITY;
   for (double delta : kDeltas) {
     Tensor got = c.native[o];
-    got.set(static_cast<int64_t>(i), c.sound.outputs[o]->ref[i] * (1 + delta));
+    got.set(static_cast<int64_t>(i), c.sound().outputs[o]->ref[i] * (1 + delta));
     if (got.get(static_cast<int64_t>(i)) == c.native[o].get(static_cast<int64_t>(i))) continue;  // below an ulp
     const Detection d = detect(c, o, got);
     if (d.sound && std::isinf(sound)) sound = delta;
@@ -126,7 +123,7 @@ std::pair<double, double> smallest_change(const Case& c, size_t o, size_t i) {
 // The element of median |ref| and the element of largest |ref| among the nonzero ones, by flat index.
 std::pair<size_t, size_t> median_and_max(const Case& c, size_t o) {
   std::vector<std::pair<double, size_t>> v;
-  const tolerance::Bounded& s = *c.sound.outputs[o];
+  const tolerance::Bounded& s = *c.sound().outputs[o];
   for (size_t i = 0; i < s.ref.size(); ++i) {
     if (s.ref[i] != 0) v.emplace_back(std::fabs(s.ref[i]), i);
   }
@@ -156,19 +153,22 @@ Tightness tightness(const Case& c, size_t o) {
   std::vector<pipeline::Pipeline> pipes;
   for (const char* name : {"O0", "O1", "O2", "O3"}) pipes.push_back(pipeline::find_pipeline(name));
   for (auto& order : oracle::random_pass_orders(c.program, 2)) pipes.push_back(std::move(order));
-  const tolerance::Bounded& s = *c.sound.outputs[o];
+  const tolerance::Bounded& s = *c.sound().outputs[o];
   std::vector<double> spread(s.ref.size(), 0);
   for (const auto& pipe : pipes) {
-    const oracle::PipelineRun r =
-        oracle::run_pipeline(c.program, pipe, c.env, c.inputs, c.sound, c.options, &c.calibration);
+    const oracle::CaseRun r = oracle::run_case(c.program, oracle::variant_of_pipeline(pipe), c.bounded, c.options);
     ++t.runs;
-    t.flagged += !r.comparison.passed() || r.comparison.has_outlier();
+    if (!r.result) {  // a crash or a timeout of the clean compiler: flagged, no spread
+      ++t.flagged;
+      continue;
+    }
+    t.flagged += !r.result->comparison.passed() || r.result->comparison.has_outlier();
     for (size_t i = 0; i < spread.size(); ++i) {
-      spread[i] = std::max(spread[i], std::fabs(r.outputs[o].get(static_cast<int64_t>(i)) - s.ref[i]));
+      spread[i] = std::max(spread[i], std::fabs(r.result->outputs[o].get(static_cast<int64_t>(i)) - s.ref[i]));
     }
   }
   std::vector<double> allowance, bound;
-  const tolerance::Bounded& cal = *c.calibration.bounds.outputs[o];
+  const tolerance::Bounded& cal = *c.calibration()->bounds.outputs[o];
   for (size_t i = 0; i < spread.size(); ++i) {
     if (!(spread[i] > 0)) continue;
     if (!cal.uncertain[i]) allowance.push_back(cal.err[i] / spread[i]);
@@ -204,9 +204,9 @@ void subject_table(const std::vector<Case>& cases, const Flags& f) {
       const auto med_change = smallest_change(c, o, med);
       const auto max_change = smallest_change(c, o, max);
       Tightness t;
-      if (f.compile && !c.calibration.bounds.outputs.empty()) t = tightness(c, o);
+      if (f.compile && c.calibration()) t = tightness(c, o);
       fmt::print("| {} | {} | %{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", c.label,
-                 reference::binding_str(c.env), c.program.outputs()[o].name(), c.sound.outputs[o]->numel(),
+                 reference::binding_str(c.bounded.env), c.program.outputs()[o].name(), c.sound().outputs[o]->numel(),
                  pct(sound_share), pct(both_share), change(med_change.first), change(med_change.second),
                  change(max_change.first), change(max_change.second),
                  std::isnan(t.allowance_ratio) ? "-" : fmt::format("{:.3g}", t.allowance_ratio),
@@ -223,7 +223,7 @@ void planted_table(const Case& c) {
       "\n| planted bug in {} at {} | exact effect: largest (output ulps) | elements moved >= 1 ulp | largest "
       "(sigmas) | mean square (sigmas) | sound: failing elements | statistical: outliers | bias z (limit) | detected "
       "|\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
-      c.label, reference::binding_str(c.env));
+      c.label, reference::binding_str(c.bounded.env));
   const std::string text = print(c.program);
   struct Bug {
     std::string name;
@@ -231,28 +231,29 @@ void planted_table(const Case& c) {
     std::map<std::string, Tensor> inputs;
   };
   std::vector<Bug> bugs;
-  bugs.push_back({"sliding window one key too wide (513)", replaced(text, "window=512", "window=513"), c.inputs});
   bugs.push_back(
-      {"RoPE position of the queries off by one", replaced(text, "rope(%qn)", "rope(%qn, offset=1)"), c.inputs});
-  std::map<std::string, Tensor> scaled = c.inputs;
+      {"sliding window one key too wide (513)", replaced(text, "window=512", "window=513"), c.bounded.inputs});
+  bugs.push_back({"RoPE position of the queries off by one", replaced(text, "rope(%qn)", "rope(%qn, offset=1)"),
+                  c.bounded.inputs});
+  std::map<std::string, Tensor> scaled = c.bounded.inputs;
   Tensor& scale = scaled.at("sq");
   scale.set(0, scale.get(0) * 1.01);
   bugs.push_back({"one q4 group's scale x 1.01 (%sq[0, 0])", text, scaled});
   bugs.push_back({"softmax over one extra (future) masked key",
-                  replaced(text, "causal=true,", "causal=true, offset=1,"), c.inputs});
+                  replaced(text, "causal=true,", "causal=true, offset=1,"), c.bounded.inputs});
   for (const Bug& b : bugs) {
     Program p = parse_program(b.program, "planted.ir");
     verify(p);
-    const std::vector<Tensor> got = reference::evaluate(p, c.env, b.inputs, reference::Mode::Native).outputs;
+    const std::vector<Tensor> got = reference::evaluate(p, c.bounded.env, b.inputs, reference::Mode::Native).outputs;
     const tolerance::OutputComparison r = compare(c, 0, got[0]);
     // What any oracle could see: the bug's exact (f64) effect on the output in units of the
     // output dtype's ulp at the clean value.
-    const Tensor exact = reference::evaluate(p, c.env, b.inputs, reference::Mode::F64).outputs[0];
-    const tolerance::Bounded& clean = *c.sound.outputs[0];
+    const Tensor exact = reference::evaluate(p, c.bounded.env, b.inputs, reference::Mode::F64).outputs[0];
+    const tolerance::Bounded& clean = *c.sound().outputs[0];
     // The same effect in units of the ensemble's sigma per element: its largest, and its mean
     // square, which a test of the deviations' energy would have to find against a correct
     // result's own (a mean square near 1 in these units, by sigma's definition).
-    const std::vector<double>& sigma = c.calibration.outputs[0].sigma;
+    const std::vector<double>& sigma = c.calibration()->outputs[0].sigma;
     double largest = 0, largest_sigmas = 0, square_sigmas = 0;
     int64_t moved = 0;
     for (int64_t i = 0; i < exact.numel(); ++i) {
@@ -291,7 +292,7 @@ void generated_table(const Flags& f) {
     const Program p = generate_program(static_cast<uint64_t>(seed), g);
     const sym::Env env = reference::resolve_binding(p, {}, nullptr);
     const Case c = make_case(fmt::format("seed {}", seed), p, env, f.members);
-    if (c.sound.invalid) continue;
+    if (c.sound().invalid) continue;
     for (size_t o = 0; o < p.outputs().size(); ++o) {
       if (!covered(c, o)) continue;
       Row& r = rows[dtype_name(p.outputs()[o].type().dtype)];
@@ -301,7 +302,7 @@ void generated_table(const Flags& f) {
       r.both_share.push_back(both_share);
       const auto [med, max] = median_and_max(c, o);
       (void)max;
-      if (c.sound.outputs[o]->ref.empty() || c.sound.outputs[o]->ref[med] == 0) continue;
+      if (c.sound().outputs[o]->ref.empty() || c.sound().outputs[o]->ref[med] == 0) continue;
       const auto ch = smallest_change(c, o, med);
       r.sound_change.push_back(ch.first);
       r.both_change.push_back(ch.second);
@@ -368,7 +369,7 @@ int main(int argc, char** argv) {
   subject_table(cases, f);
   if (f.planted && f.members > 0) {
     for (const Case& c : cases) {
-      if (c.label.find("gemma3_local") != std::string::npos && c.env.at("n") == 520) planted_table(c);
+      if (c.label.find("gemma3_local") != std::string::npos && c.bounded.env.at("n") == 520) planted_table(c);
     }
   }
   if (f.only.empty() && f.programs > 0) generated_table(f);

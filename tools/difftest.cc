@@ -22,12 +22,12 @@
 #include "compiler/tensor/npy.h"
 #include "fuzz/generator.h"
 #include "oracle/campaign/campaign.h"
-#include "oracle/reduce/campaign_reduce.h"
+#include "oracle/campaign/reproducer.h"
+#include "oracle/check/case.h"
 #include "oracle/check/check.h"
 #include "oracle/io/output_paths.h"
-#include "oracle/check/pipeline_run.h"
+#include "oracle/reduce/campaign_reduce.h"
 #include "oracle/reduce/reduce_failure.h"
-#include "oracle/campaign/reproducer.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
 #include "reference/summary.h"
@@ -99,7 +99,7 @@ int run_fuzz(const FuzzFlags& f) {
     const auto reductions = oracle::reduce_campaign_failures(
         summary, o, ro,
         [&](const oracle::FailureClass& c) {
-          progress.note(fmt::format("reducing {} (seed {})", c.signature, c.first_seed));
+          progress.note(fmt::format("reducing {} (seed {})", c.signature.str(), c.first_seed));
         },
         [&](const oracle::ReduceProgress& p) { progress.update(oracle::format_reduce_progress(p)); });
     progress.finish();
@@ -141,17 +141,19 @@ struct EvalFlags {
   int members = 8;  // the statistical tier's ensemble (0: the sound bounds only)
 };
 
-difftest::tolerance::EnsembleOptions ensemble_options(const EvalFlags& f) {
-  difftest::tolerance::EnsembleOptions o;
-  o.members = f.members;
-  o.seed = f.seed;
-  return o;
-}
-
 difftest::tolerance::Options tolerance_options(const EvalFlags& f) {
   difftest::tolerance::Options o;
   o.mode = difftest::tolerance::parse_bound_mode(f.bound_mode);
   o.lambda = f.lambda;
+  return o;
+}
+
+// Inputs from --seed, the bounds of --bound-mode and --lambda, an ensemble of --members.
+difftest::oracle::CaseOptions case_options(const EvalFlags& f) {
+  difftest::oracle::CaseOptions o;
+  o.input_seed = f.seed;
+  o.tolerance = tolerance_options(f);
+  o.ensemble.members = f.members;
   return o;
 }
 
@@ -175,25 +177,25 @@ int run_eval(const EvalFlags& f) {
     fmt::print("out {} %{}: {}\n", i, p.outputs()[i].name(), ref::summarize(ev.outputs[i], p.outputs()[i].type().dtype));
   }
   if (f.bounds) {
-    const auto bp = difftest::tolerance::bound_program(p, env, inputs, tolerance_options(f));
-    if (bp.invalid) {
-      fmt::print("bounds: the program is invalid under this binding: {}\n", bp.invalid_reason);
+    const difftest::oracle::Case c = difftest::oracle::make_case(p, env, case_options(f), inputs);
+    if (c.invalid()) {
+      fmt::print("bounds: the program is invalid under this binding: {}\n", c.invalid_reason());
       return kBadInput;
     }
-    for (size_t i = 0; i < bp.outputs.size(); ++i) {
-      fmt::print("out {} %{}: {}\n", i, p.outputs()[i].name(), difftest::tolerance::bound_summary(*bp.outputs[i]));
+    for (size_t i = 0; i < c.bounds.outputs.size(); ++i) {
+      fmt::print("out {} %{}: {}\n", i, p.outputs()[i].name(),
+                 difftest::tolerance::bound_summary(*c.bounds.outputs[i]));
     }
-    if (f.members > 0) {
-      const auto cal = difftest::tolerance::calibrate(p, env, inputs, bp, tolerance_options(f), ensemble_options(f));
-      for (size_t i = 0; i < cal.bounds.outputs.size(); ++i) {
+    if (c.calibration) {
+      for (size_t i = 0; i < c.calibration->bounds.outputs.size(); ++i) {
         fmt::print("out {} %{}: ensemble of {}: allowance {}\n", i, p.outputs()[i].name(), f.members,
-                   difftest::tolerance::bound_summary(*cal.bounds.outputs[i]));
+                   difftest::tolerance::bound_summary(*c.calibration->bounds.outputs[i]));
       }
     }
     if (f.every_value) {
       for (const auto& b : p.bindings()) {
         for (const auto& v : b.results()) {
-          fmt::print("  %{}: {}\n", v.name(), difftest::tolerance::bound_summary(bp.values.at(v.get())));
+          fmt::print("  %{}: {}\n", v.name(), difftest::tolerance::bound_summary(c.bounds.values.at(v.get())));
         }
       }
     }
@@ -227,10 +229,6 @@ int run_compare(const CompareFlags& cf) {
     have_inputs = have_inputs || std::filesystem::exists(std::filesystem::path(cf.got_dir) / ("in_" + v.name() + ".npy"));
   }
   if (have_inputs) inputs = ref::load_inputs(p, cf.got_dir);
-  const difftest::sym::Env env =
-      ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), have_inputs ? &inputs : nullptr);
-  difftest::tolerance::require_bounding_memory(p, env);
-  if (!have_inputs) inputs = ref::generate_inputs(p, env, f.seed);
   std::vector<difftest::Tensor> got;
   for (size_t i = 0; i < p.outputs().size(); ++i) {
     const auto path = std::filesystem::path(cf.got_dir) / fmt::format("out_{}.npy", i);
@@ -240,14 +238,16 @@ int run_compare(const CompareFlags& cf) {
     got.push_back(difftest::read_npy(path.string()));
   }
   const tol::Options opt = tolerance_options(f);
-  const auto bp = tol::bound_program(p, env, inputs, opt);
-  if (bp.invalid) {
-    throw difftest::UserError(difftest::ErrorKind::Evaluation,
-                              fmt::format("the reference is not finite under {}: {}", ref::binding_str(env), bp.invalid_reason));
+  const difftest::oracle::Case bounded =
+      difftest::oracle::make_case(p, ref::parse_binding(f.bind, "--bind"), case_options(f),
+                                  have_inputs ? std::optional(std::move(inputs)) : std::nullopt);
+  const difftest::sym::Env& env = bounded.env;
+  if (bounded.invalid()) {
+    throw difftest::UserError(
+        difftest::ErrorKind::Evaluation,
+        fmt::format("the reference is not finite under {}: {}", ref::binding_str(env), bounded.invalid_reason()));
   }
-  std::optional<tol::Calibration> cal;
-  if (f.members > 0) cal = tol::calibrate(p, env, inputs, bp, opt, ensemble_options(f));
-  const tol::Comparison c = tol::compare_outputs(p, bp, got, opt, cal ? &*cal : nullptr);
+  const tol::Comparison c = bounded.compare(p, got, opt);
   if (cf.json) {
     nlohmann::json j = c.to_json();
     j["program"] = p.name();
@@ -317,42 +317,50 @@ int run_list_passes() {
   return kOk;
 }
 
-// One binding: compile, run, compare, print. Returns the verdict: ok, mismatch or outlier.
-std::string run_one_binding(const difftest::Program& p, const difftest::pipeline::Pipeline& pipe,
-                            const difftest::sym::Env& env, const EvalFlags& f) {
+// One binding, by the check's own compile-run-compare path: print the outputs and how they
+// compare. Returns the verdict.
+difftest::oracle::VerdictKind run_one_binding(const difftest::Program& p, const difftest::oracle::Variant& variant,
+                                              const difftest::sym::Env& given, const EvalFlags& f,
+                                              const difftest::oracle::CheckOptions& options) {
   namespace ref = difftest::reference;
   namespace tol = difftest::tolerance;
-  tol::require_bounding_memory(p, env);
-  const auto inputs = ref::generate_inputs(p, env, f.seed);
-  const tol::Options opt = tolerance_options(f);
-  const auto bp = tol::bound_program(p, env, inputs, opt);
-  if (bp.invalid) {
-    throw difftest::UserError(difftest::ErrorKind::Evaluation, fmt::format("the program is invalid under {}: {}",
-                                                                           ref::binding_str(env), bp.invalid_reason));
+  namespace oracle = difftest::oracle;
+  const oracle::Case c = oracle::make_case(p, given, options.cases());
+  if (c.invalid()) {
+    throw difftest::UserError(
+        difftest::ErrorKind::Evaluation,
+        fmt::format("the program is invalid under {}: {}", ref::binding_str(c.env), c.invalid_reason()));
   }
-  std::optional<tol::Calibration> cal;
-  if (f.members > 0) cal = tol::calibrate(p, env, inputs, bp, opt, ensemble_options(f));
-  const auto r = difftest::oracle::run_pipeline(p, pipe, env, inputs, bp, opt, cal ? &*cal : nullptr);
+  const oracle::CaseRun r = oracle::run_case(p, variant, c, options);
+  const oracle::VariantVerdict& v = r.verdict.variants.front();
+  if (!r.result) {
+    fmt::print("@{} under {} at {}: {} during {}: {}\n", p.name(), ref::binding_str(c.env), variant.name(),
+               oracle::verdict_kind_name(v.kind), v.stage.describe(), v.message);
+    return v.kind;
+  }
   fmt::print("@{} under {} at {} ({} kernels, compile {:.1f} ms, run {:.1f} ms; {} bounds)\n", p.name(),
-             ref::binding_str(env), pipe.name, r.kernels, r.compile_ms, r.run_ms, tol::bound_mode_name(opt.mode));
-  for (const auto& o : r.comparison.outputs) {
+             ref::binding_str(c.env), variant.name(), r.kernels, v.compile_ms, v.run_ms,
+             tol::bound_mode_name(options.tolerance.mode));
+  const std::vector<difftest::Tensor>& outputs = r.result->outputs;
+  for (const auto& o : r.result->comparison.outputs) {
     fmt::print(
         "out {} {}: {} {} compared={} uncertain={} failing={} worst ratio={:.3g} at [{}] got={:.9g} want={:.9g} "
         "bound={:.3g}\n",
-        o.index, o.name, ref::summarize(r.outputs[o.index], o.dtype),
+        o.index, o.name, ref::summarize(outputs[o.index], o.dtype),
         !o.passed()       ? "MISMATCH"
         : o.has_outlier() ? "OUTLIER"
                           : "ok",
         o.compared, o.uncertain, o.failing, o.worst_ratio, fmt::join(o.worst_index, ", "), o.got, o.want, o.bound);
     if (o.calibrated) fmt::print("  {}\n", tol::statistical_summary(o));
   }
+  if (v.kind == oracle::VerdictKind::Unchecked) fmt::print("{}\n", v.message);
   if (!f.dump_dir.empty()) {
-    ref::dump_tensors(f.dump_dir, inputs, r.outputs,
-                      fmt::format("difftest run {} --opt {} --bind {} --seed {}\noutputs of the compiled program", f.file,
-                                  pipe.name, ref::binding_str(env), f.seed));
-    fmt::print("wrote {} inputs and {} outputs to {}\n", inputs.size(), r.outputs.size(), f.dump_dir);
+    ref::dump_tensors(f.dump_dir, c.inputs, outputs,
+                      fmt::format("difftest run {} --opt {} --bind {} --seed {}\noutputs of the compiled program",
+                                  f.file, variant.name(), ref::binding_str(c.env), f.seed));
+    fmt::print("wrote {} inputs and {} outputs to {}\n", c.inputs.size(), outputs.size(), f.dump_dir);
   }
-  return !r.comparison.passed() ? "mismatch" : r.comparison.has_outlier() ? "outlier" : "ok";
+  return v.kind;
 }
 
 struct RunFlags {
@@ -374,16 +382,20 @@ int run_run(const RunFlags& rf) {
     check.tolerance = tolerance_options(f);
     return report(p, check, f.file, {{"file", f.file}});
   }
-  const difftest::oracle::CheckOptions options = check_options(rf.check);  // validates; turns the faults on
+  namespace oracle = difftest::oracle;
+  oracle::CheckOptions options = check_options(rf.check);  // validates; turns the faults on
   if (options.pipelines.size() + options.custom.size() != 1) {
     throw difftest::UserError(difftest::ErrorKind::Usage, "--bind/--dump need a single --opt or --passes");
   }
-  const difftest::pipeline::Pipeline pipe =
-      options.custom.empty() ? difftest::pipeline::find_pipeline(options.pipelines.front()) : options.custom.front();
-  const std::string verdict =
-      run_one_binding(p, pipe, ref::resolve_binding(p, ref::parse_binding(f.bind, "--bind"), nullptr), f);
-  fmt::print("verdict: {}\n", verdict);
-  return verdict == "ok" ? kOk : kFailure;
+  options.tolerance = tolerance_options(f);
+  options.input_seed = f.seed;
+  const oracle::Variant variant =
+      options.custom.empty()
+          ? oracle::Variant{oracle::VariantKind::Named, difftest::pipeline::find_pipeline(options.pipelines.front())}
+          : oracle::custom_variant(options.custom.front());
+  const oracle::VerdictKind verdict = run_one_binding(p, variant, ref::parse_binding(f.bind, "--bind"), f, options);
+  fmt::print("verdict: {}\n", oracle::verdict_kind_name(verdict));
+  return oracle::is_failure(verdict) ? kFailure : kOk;
 }
 
 int run_list_ops(bool markdown) {
@@ -499,7 +511,7 @@ int main(int argc, char** argv) {
   rf.eval.bound_mode = "probabilistic";
   run->add_option("file", rf.eval.file, "IR file")->required();
   add_check_flags(run, rf.check, true);
-  run->add_option("--bind", rf.eval.bind, "one binding, e.g. n=5,m=3, in process with output summaries");
+  run->add_option("--bind", rf.eval.bind, "one binding, e.g. n=5,m=3, with output summaries");
   run->add_option("--seed", rf.eval.seed, "with --bind/--dump: seed of the generated inputs")->check(unsigned_number());
   run->add_option("--dump", rf.eval.dump_dir, "write inputs and compiled outputs of one binding as .npy files to DIR");
   run->add_option("--bound-mode", rf.eval.bound_mode, "probabilistic (default), deterministic or pairwise");

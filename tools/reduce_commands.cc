@@ -8,11 +8,10 @@
 
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
+#include "oracle/campaign/reproducer.h"
 #include "oracle/check/clock.h"
-#include "oracle/io/json_file.h"
 #include "oracle/io/output_paths.h"
 #include "oracle/reduce/reduce_failure.h"
-#include "oracle/campaign/reproducer.h"
 #include "reference/inputs.h"
 #include "reference/summary.h"
 #include "tools/cli_common.h"
@@ -48,16 +47,9 @@ FailingProgram failing_program(ReduceFlags& f, const difftest::oracle::Deadline&
   r.options = check_options(f.check);
   r.options.limits.deadline = deadline;
   if (!f.bind.empty()) r.options.bindings = {difftest::reference::parse_binding(f.bind, "--bind")};
-  const fs::path recorded = fs::path(f.file).parent_path() / "verdict.json";
-  if (!f.check.pipelines_given() && f.bind.empty() && fs::exists(recorded)) {
-    r.failing = oracle::recorded_failing_run(r.program, oracle::read_json_file(recorded.string()), recorded.string());
-    if (r.failing) {
-      r.found = fmt::format("recorded in {}", recorded.string());
-      return r;
-    }
-  }
-  r.failing = oracle::first_failing_run(r.program, r.options);
-  r.found = "found by checking it";
+  auto located = oracle::locate_failure(r.program, f.file, r.options, !f.check.pipelines_given() && f.bind.empty());
+  r.failing = std::move(located.failing);
+  r.found = std::move(located.how);
   return r;
 }
 
@@ -86,7 +78,7 @@ int run_bisect(ReduceFlags f) {
     return kOk;
   }
   fmt::print("failing: {} under {}: {} ({})\n", failing->variant.name(),
-             difftest::reference::binding_str(failing->binding), failing->verdict.signature(), found);
+             difftest::reference::binding_str(failing->binding), failing->verdict.signature().str(), found);
   ProgressLine progress;
   const oracle::Culprit c = oracle::find_culprit(p, *failing, options, true, [&](int calls, const std::string& step) {
     progress.update(fmt::format("bisect: {} oracle calls, last: {}", calls, step));
@@ -107,7 +99,7 @@ int run_reduce(ReduceFlags f) {
     return kOk;
   }
   fmt::print("failing: {} under {}: {} ({})\n", failing->variant.name(),
-             difftest::reference::binding_str(failing->binding), failing->verdict.signature(), found);
+             difftest::reference::binding_str(failing->binding), failing->verdict.signature().str(), found);
   difftest::fuzz::ReduceOptions ro;
   ro.jobs = f.jobs;
   if (f.time > 0) {
@@ -132,7 +124,7 @@ int run_reduce(ReduceFlags f) {
       r.oracle_calls, r.stopped_in.empty() ? "" : fmt::format(" (time limit reached in the {})", r.stopped_in),
       r.stopped_in == "final check"
           ? std::string("reduced program: not checked again (no time left)")
-          : fmt::format("reduced program: {} ({}){}", r.reduced_failure.signature(), r.reduced_failure.message,
+          : fmt::format("reduced program: {} ({}){}", r.reduced_failure.signature().str(), r.reduced_failure.message,
                         r.reproduces ? "" : "\nWARNING: the reduced program does not reproduce the original failure"),
       out);
   return kFailure;

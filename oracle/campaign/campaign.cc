@@ -35,8 +35,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kHarnessError = "harness_error";
-
 uint64_t parse_u64(const std::string& text, const std::string& flag, const std::string& whole) {
   uint64_t v = 0;
   const char* end = text.data() + text.size();
@@ -57,7 +55,8 @@ uint64_t parse_u64(const std::string& text, const std::string& flag, const std::
 // has no binding of its own).
 bool fails_clean(const Verdict& clean, const VariantVerdict& v) {
   return std::any_of(clean.variants.begin(), clean.variants.end(), [&](const VariantVerdict& c) {
-    return is_failure(c.kind) && c.pipeline == v.pipeline && (c.binding == v.binding || c.stage != "compare");
+    return is_failure(c.kind) && c.variant.name() == v.variant.name() &&
+           (c.binding == v.binding || c.stage.kind != Stage::Kind::Compare);
   });
 }
 
@@ -77,42 +76,39 @@ const VariantVerdict* attributed_failure(const Program& p, const Verdict& v, con
   return first;
 }
 
-nlohmann::json check_seed(uint64_t seed, const CampaignOptions& o) {
-  nlohmann::json rec = {{"seed", seed}};
+SeedRecord check_seed(uint64_t seed, const CampaignOptions& o) {
+  SeedRecord rec;
+  rec.seed = seed;
   try {
     const auto t0 = std::chrono::steady_clock::now();
     const Program p = generate_program(seed, o.generator);
     const double generate_ms = seconds_since(t0) * 1000;
     Verdict v = check_program(p, o.check);
     v.times.generate = generate_ms;
-    rec["hash"] = fmt::format("{:016x}", v.hash);
-    rec["verdict"] = verdict_kind_name(v.overall());
-    rec["times"] = v.times.to_json();
-    double worst = 0;
-    double excess = 0;
+    rec.hash = v.hash;
+    rec.kind = v.overall();
+    rec.times = v.times;
     for (const auto& var : v.variants) {
-      worst = std::max(worst, var.worst_ratio);
-      excess = std::max(excess, var.worst_excess);
+      rec.worst_ratio = std::max(rec.worst_ratio, var.worst_ratio);
+      rec.worst_excess = std::max(rec.worst_excess, var.worst_excess);
     }
-    rec["worst_ratio"] = worst;
-    rec["worst_excess"] = excess;
-    if (const int refuted = v.refuted_timeouts()) rec["refuted_timeouts"] = refuted;
+    rec.refuted_timeouts = v.refuted_timeouts();
     bool attributable = true;
     if (const VariantVerdict* f = attributed_failure(p, v, o, attributable)) {
-      rec["signature"] = f->signature();
-      if (!o.faults.empty()) rec["attributable"] = attributable;
-      nlohmann::json detail = v.to_json();
-      detail["seed"] = seed;
-      rec["detail"] = detail;
+      rec.signature = f->signature();
+      if (!o.faults.empty()) rec.attributable = attributable;
+      rec.detail = std::move(v);
     } else if (v.overall() == VerdictKind::InvalidProgram) {
       for (const auto& var : v.variants) {
-        if (var.kind == VerdictKind::InvalidProgram) rec["message"] = var.message;
+        if (var.kind == VerdictKind::InvalidProgram) rec.message = var.message;
       }
     }
   } catch (const std::exception& e) {
-    rec["verdict"] = kHarnessError;
-    rec["signature"] = fmt::format("{}|{}", kHarnessError, normalize_message(e.what()));
-    rec["message"] = e.what();
+    rec = SeedRecord{};
+    rec.seed = seed;
+    rec.harness_error = true;
+    rec.signature = harness_error_signature(e.what());
+    rec.message = e.what();
   }
   return rec;
 }
@@ -133,7 +129,7 @@ nlohmann::json check_seed(uint64_t seed, const CampaignOptions& o) {
     }
     const uint64_t seed = std::strtoull(buffer.substr(0, nl).c_str(), nullptr, 10);
     buffer.erase(0, nl + 1);
-    if (!write_all(out, check_seed(seed, o).dump() + "\n")) ::_exit(1);
+    if (!write_all(out, check_seed(seed, o).to_json().dump() + "\n")) ::_exit(1);
   }
 }
 
@@ -198,7 +194,9 @@ class Campaign {
  public:
   explicit Campaign(const CampaignOptions& o) : o_(o) {}
 
-  CampaignSummary run(const std::function<void(const CampaignStatus&)>& on_progress) {
+  CampaignSummary run(const std::function<void(const CampaignStatus&)>& on_progress,
+                      const std::function<void(const SeedRecord&)>& on_record) {
+    on_record_ = on_record;
     open_out_dir();
     status_.total = o_.unbounded ? -1 : static_cast<int64_t>(seeds_in_range());
     next_ = o_.first_seed;
@@ -231,7 +229,8 @@ class Campaign {
         if (n > 0) {
           w.buffer.append(chunk, static_cast<size_t>(n));
           for (size_t nl; (nl = w.buffer.find('\n')) != std::string::npos;) {
-            record(nlohmann::json::parse(w.buffer.substr(0, nl)), seconds_since(start));
+            record(SeedRecord::from_json(nlohmann::json::parse(w.buffer.substr(0, nl)), "a campaign worker's record"),
+                   seconds_since(start));
             w.buffer.erase(0, nl + 1);
             w.seed.reset();
             feed(w, start);
@@ -308,11 +307,12 @@ class Campaign {
     if (!lost) return;  // it finished its work and exited
     const std::string why = WIFSIGNALED(status) ? fmt::format("killed by signal {}", WTERMSIG(status))
                                                 : fmt::format("exited with status {}", WEXITSTATUS(status));
-    record({{"seed", *lost},
-            {"verdict", kHarnessError},
-            {"signature", fmt::format("{}|worker {}", kHarnessError, normalize_message(why))},
-            {"message", "the campaign worker checking this seed died: " + why}},
-           seconds_since(start));
+    SeedRecord rec;
+    rec.seed = *lost;
+    rec.harness_error = true;
+    rec.signature = harness_error_signature("worker " + why);
+    rec.message = "the campaign worker checking this seed died: " + why;
+    record(rec, seconds_since(start));
     std::vector<Worker> others;
     for (const auto& x : workers) {
       if (&x != &w) others.push_back(x);
@@ -373,52 +373,42 @@ class Campaign {
 
   // Counts a record (new or resumed); returns the failure class when it is a new signature, or
   // when this is its first program attributable to the injected faults (a detection).
-  FailureClass* account(const nlohmann::json& rec) {
-    const uint64_t seed = rec.at("seed").get<uint64_t>();
+  FailureClass* account(const SeedRecord& rec) {
+    const uint64_t seed = rec.seed;
     if (!done_.insert(seed).second) return nullptr;  // journaled twice (a resumed run's last seed)
     ++status_.done;
-    if (const auto it = rec.find("worst_excess"); it != rec.end() && it->is_number()) {
-      const double e = it->get<double>();
-      if (std::isfinite(e)) excesses_.emplace_back(e, seed);
-    }
-    const std::string kind = rec.value("verdict", kHarnessError);
+    if (!rec.harness_error && std::isfinite(rec.worst_excess)) excesses_.emplace_back(rec.worst_excess, seed);
+    const std::string kind = rec.verdict_name();
     ++status_.counts[kind];
-    if (!rec.contains("signature")) return nullptr;
-    const std::string sig = rec.at("signature").get<std::string>();
-    auto [it, fresh] = failures_.try_emplace(sig);
+    if (!rec.signature) return nullptr;
+    auto [it, fresh] = failures_.try_emplace(*rec.signature);
     FailureClass& f = it->second;
     ++f.programs;
     if (!fresh) {
       f.first_seed = std::min(f.first_seed, seed);
-      if (f.attributable || !rec.value("attributable", true)) return nullptr;
+      if (f.attributable || !rec.attributable.value_or(true)) return nullptr;
       f.attributable = true;
       return &f;
     }
-    f.signature = sig;
+    f.signature = *rec.signature;
     f.kind = kind;
     f.first_seed = seed;
-    f.attributable = rec.value("attributable", true);
-    const fs::path dir = fs::path(o_.out_dir) / "failures" / failure_dir_name(kind, sig);
+    f.attributable = rec.attributable.value_or(true);
+    const fs::path dir = fs::path(o_.out_dir) / "failures" / failure_dir_name(kind, f.signature.str());
     if (fs::exists(dir)) f.saved_in = dir.string();
     return &f;
   }
 
-  void record(const nlohmann::json& rec, double elapsed) {
-    const std::string line = rec.dump() + "\n";
+  void record(const SeedRecord& rec, double elapsed) {
+    const std::string line = rec.to_json().dump() + "\n";
     if (!write_all(journal_fd_, line)) {
       throw UserError(ErrorKind::Io, fmt::format("cannot append to '{}': {}", journal_path_.string(), std::strerror(errno)));
     }
-    status_.refuted_timeouts += rec.value("refuted_timeouts", 0);
-    if (rec.contains("times")) {
-      const auto& t = rec.at("times");
-      times_.generate += t.value("generate_ms", 0.0);
-      times_.reference += t.value("reference_ms", 0.0);
-      times_.compile += t.value("compile_ms", 0.0);
-      times_.run += t.value("run_ms", 0.0);
-      times_.compare += t.value("compare_ms", 0.0);
-    }
+    status_.refuted_timeouts += rec.refuted_timeouts;
+    if (rec.times) times_ += *rec.times;
     ++checked_;
     FailureClass* f = account(rec);
+    if (on_record_) on_record_(rec);
     if (!f) return;
     f->found_after_seconds = elapsed;
     f->found_after_programs = status_.done;
@@ -426,28 +416,27 @@ class Campaign {
     // A class seen before is returned when this program is its first attributable one: its
     // reproducer becomes this program, the one that fails because of the faults.
     const bool attributable_now = f->programs > 1;
-    if ((f->saved_in.empty() || attributable_now) && rec.contains("detail")) save(*f, rec);
+    if ((f->saved_in.empty() || attributable_now) && rec.detail) save(*f, rec);
   }
 
   // The parent regenerates the program (generation is deterministic and cheap) rather than
   // shipping it through the pipe.
-  void save(FailureClass& f, const nlohmann::json& rec) {
-    const fs::path dir = fs::path(o_.out_dir) / "failures" / failure_dir_name(f.kind, f.signature);
-    const uint64_t seed = rec.at("seed").get<uint64_t>();
+  void save(FailureClass& f, const SeedRecord& rec) {
+    const fs::path dir = fs::path(o_.out_dir) / "failures" / failure_dir_name(f.kind, f.signature.str());
+    const uint64_t seed = rec.seed;
     try {
       std::error_code ec;
       fs::remove_all(dir, ec);  // a reproducer that was not the faults' doing is replaced
       const Program p = generate_program(seed, o_.generator);
-      const nlohmann::json& detail = rec.at("detail");
       sym::Env binding;
-      for (const auto& var : detail.at("variants")) {
-        if (var.value("signature", "") == f.signature) {
-          binding = var.value("binding", sym::Env{});
+      for (const auto& var : rec.detail->variants) {
+        if (is_failure(var.kind) && var.signature() == f.signature) {
+          binding = var.binding;
           break;
         }
       }
-      nlohmann::json verdict = detail;
-      verdict["signature"] = f.signature;
+      nlohmann::json verdict = rec.to_json().at("detail");
+      verdict["signature"] = f.signature.str();
       save_reproducer_atomically(dir.string(), p, binding, verdict, o_.check.input_seed);
       f.saved_in = dir.string();
     } catch (const std::exception& e) {
@@ -479,7 +468,8 @@ class Campaign {
   std::set<uint64_t> done_;
   std::vector<std::pair<double, uint64_t>> excesses_;  // (worst excess, seed) per program
   CampaignStatus status_;
-  std::map<std::string, FailureClass> failures_;
+  std::map<Signature, FailureClass> failures_;
+  std::function<void(const SeedRecord&)> on_record_;
   StageTimes times_;
   int64_t checked_ = 0;
   bool found_failure_ = false;  // this run journaled a failure (with faults, an attributable one)
@@ -507,13 +497,14 @@ std::pair<uint64_t, uint64_t> parse_seed_range(const std::string& text, const st
 }
 
 CampaignSummary run_campaign(const CampaignOptions& options,
-                             const std::function<void(const CampaignStatus&)>& on_progress) {
+                             const std::function<void(const CampaignStatus&)>& on_progress,
+                             const std::function<void(const SeedRecord&)>& on_record) {
   if (options.out_dir.empty()) throw UserError(ErrorKind::Usage, "fuzz: --out DIR is required");
   if (options.unbounded && options.time_limit <= 0) {
     throw UserError(ErrorKind::Usage, "fuzz: give --seeds A..B or --time SECONDS");
   }
   if (options.jobs < 1 || options.jobs > 256) throw UserError(ErrorKind::Usage, "--jobs: must be 1..256");
-  return Campaign(options).run(on_progress);
+  return Campaign(options).run(on_progress, on_record);
 }
 
 }  // namespace difftest::oracle

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "fuzz/generator.h"
+#include "oracle/campaign/record.h"
 #include "oracle/check/check.h"
 
 namespace difftest::oracle {
@@ -57,8 +58,8 @@ struct CampaignOptions {
 
 // A failure signature and the programs that showed it.
 struct FailureClass {
-  std::string signature;
-  std::string kind;
+  Signature signature;
+  std::string kind;  // the overall verdict of its first program (SeedRecord::verdict_name)
   uint64_t first_seed = 0;
   int64_t programs = 0;
   std::string saved_in;  // reproducer directory ("" when it could not be written)
@@ -103,15 +104,18 @@ struct CampaignSummary {
   nlohmann::json to_json() const;
 };
 
+// `on_record` gets each record this run journals, as it is journaled (resumed ones are not
+// handed out again).
 CampaignSummary run_campaign(const CampaignOptions& options,
-                             const std::function<void(const CampaignStatus&)>& on_progress = {});
+                             const std::function<void(const CampaignStatus&)>& on_progress = {},
+                             const std::function<void(const SeedRecord&)>& on_record = {});
 
 // The journal records of the campaign in `out_dir` (one JSON object per program), in journal
 // order. A torn last line (a campaign killed mid-write) is dropped from the file too; a line in
-// the middle that is not a record (no JSON object with a "seed" number) is skipped and the
-// records after it kept. `notes` says what was dropped or skipped, with line numbers.
+// the middle that is not a record (SeedRecord::from_json refuses it) is skipped and the records
+// after it kept. `notes` says what was dropped or skipped, with line numbers.
 struct Journal {
-  std::vector<nlohmann::json> records;
+  std::vector<SeedRecord> records;
   std::vector<std::string> notes;
 };
 Journal read_campaign_journal(const std::string& out_dir);

@@ -153,7 +153,7 @@ FaultDetection detect_fault(const std::string& fault, const DetectionOptions& op
       run.programs = first->found_after_programs;
       run.seed = first->first_seed;
       run.kind = first->kind;
-      run.signature = first->signature;
+      run.signature = first->signature.str();
       if (!fault.empty() && options.reduce) reduce_first(run, *first, c, options, out.pass);
     }
     for (const auto& [kind, n] : s.status.counts) {

@@ -32,16 +32,14 @@ Journal read_journal(const fs::path& path) {
       if (ec) j.notes.push_back(fmt::format("{}: cannot cut the torn line off: {}", path.string(), ec.message()));
       break;
     }
-    const nlohmann::json rec = nlohmann::json::parse(text.substr(at, nl - at), nullptr, false);
-    const auto text_or_absent = [&](const char* key) { return !rec.contains(key) || rec[key].is_string(); };
-    if (rec.is_object() && rec.contains("seed") && rec["seed"].is_number_unsigned() && text_or_absent("verdict") &&
-        text_or_absent("signature")) {
-      j.records.push_back(rec);
-    } else {
+    const std::string where = fmt::format("{}:{}", path.string(), line);
+    try {
+      j.records.push_back(SeedRecord::from_json(nlohmann::json::parse(text.substr(at, nl - at)), where));
+    } catch (const std::exception&) {  // not JSON, or not a record
       j.notes.push_back(
-          fmt::format("{}:{}: not a journal record (a JSON object with a \"seed\" number): skipped; its "
+          fmt::format("{}: not a journal record (a JSON object with a \"seed\" number): skipped; its "
                       "program, if any, is checked again",
-                      path.string(), line));
+                      where));
     }
     at = nl + 1;
   }

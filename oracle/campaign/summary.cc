@@ -48,7 +48,7 @@ nlohmann::json CampaignSummary::to_json() const {
   if (!journal_notes.empty()) j["journal_notes"] = journal_notes;
   j["failures"] = nlohmann::json::array();
   for (const auto& f : failures) {
-    j["failures"].push_back({{"signature", f.signature},
+    j["failures"].push_back({{"signature", f.signature.str()},
                              {"kind", f.kind},
                              {"first_seed", f.first_seed},
                              {"programs", f.programs},
@@ -110,7 +110,7 @@ std::string format_summary(const CampaignSummary& s) {
   } else {
     out += fmt::format("{} distinct failure signatures:\n", s.failures.size());
     for (const auto& f : s.failures) {
-      out += fmt::format("  {:>6} programs  first seed {:<8} {}{}\n", f.programs, f.first_seed, f.signature,
+      out += fmt::format("  {:>6} programs  first seed {:<8} {}{}\n", f.programs, f.first_seed, f.signature.str(),
                          f.attributable ? "" : "  (the clean compiler fails there too)");
       if (!f.saved_in.empty()) out += fmt::format("{:>26}reproducer: {}\n", "", f.saved_in);
     }

@@ -25,31 +25,27 @@ namespace difftest::oracle {
 
 namespace {
 
-struct Case {
-  sym::Env env;
-  std::map<std::string, Tensor> inputs;
-  tolerance::BoundedProgram bounds;
-  std::optional<tolerance::Calibration> calibration;  // the statistical tier, when enabled
-};
-
-// The child's work: compile once, run every case; returns per case the outputs and timings.
-// Stages are "compile <pass>", "compile codegen", then "run <binding>".
+// The child's work: compile once, run every case; returns the compile's time and kernel count,
+// then per case the run's time and outputs. It reports each pass, code generation, then each
+// run as its stage.
 std::string compile_and_run(const Program& p, const pipeline::Pipeline& pipe, const std::vector<const Case*>& cases,
                             Progress& progress) {
-  progress.stage("compile");
+  progress.stage(encode_stage(Stage::compile()));
   auto t0 = std::chrono::steady_clock::now();
   pipeline::RunOptions run_options;
   run_options.bisect_limit = pipe.bisect_limit;
-  run_options.before_pass = [&](const std::string& pass) { progress.stage("compile " + pass); };
+  run_options.before_pass = [&](const std::string& pass) { progress.stage(encode_stage(Stage::compile(pass))); };
   pipeline::Lowered lowered = pipeline::run_passes(p, pipe.passes, run_options);
-  progress.stage("compile codegen");
+  progress.stage(encode_stage(Stage::codegen()));
   const runtime::Executable exe(std::move(lowered.graph), std::move(lowered.module),
                                 codegen::JitOptions{pipe.llvm_opt_level, pipe.fma_contraction});
   const double compile_ms = ms_since(t0);
+  const auto kernels = static_cast<uint64_t>(exe.module().funcs.size());
   std::string out;
   out.append(reinterpret_cast<const char*>(&compile_ms), sizeof compile_ms);
+  out.append(reinterpret_cast<const char*>(&kernels), sizeof kernels);
   for (const Case* c : cases) {
-    progress.stage("run " + reference::binding_str(c->env));
+    progress.stage(encode_stage(Stage::run(c->env)));
     t0 = std::chrono::steady_clock::now();
     const std::string encoded = encode_tensors(exe.run(c->inputs, c->env));
     const double run_ms = ms_since(t0);
@@ -61,8 +57,8 @@ std::string compile_and_run(const Program& p, const pipeline::Pipeline& pipe, co
   return out;
 }
 
-VerdictKind failure_kind(const ChildOutcome& o) {
-  const bool compiling = o.stage.empty() || o.stage.rfind("compile", 0) == 0;
+VerdictKind failure_kind(const ChildOutcome& o, const Stage& stage) {
+  const bool compiling = stage.compiling();
   switch (o.status) {
     case ChildOutcome::Status::TimedOut: return VerdictKind::Timeout;
     case ChildOutcome::Status::Error:
@@ -82,14 +78,6 @@ std::string producer(const Program& p, size_t output) {
   return "?";
 }
 
-// "compile LegalizeOps" -> "LegalizeOps", "run n=3" -> "run"; what a signature keeps.
-std::string stage_of(const std::string& progress_stage) {
-  if (progress_stage.empty() || progress_stage == "compile") return "compile";
-  const size_t space = progress_stage.find(' ');
-  if (progress_stage.rfind("compile ", 0) == 0) return progress_stage.substr(space + 1);
-  return progress_stage.substr(0, space);
-}
-
 // A finding at one element of output `o`.
 void record_element(const Program& p, const tolerance::OutputComparison& o, VerdictKind kind,
                     const std::vector<int64_t>& index, double got, double want, double bound, VariantVerdict& v) {
@@ -105,11 +93,8 @@ void record_element(const Program& p, const tolerance::OutputComparison& o, Verd
 // The verdict of one compiled run: a mismatch (beyond a sound bound) first, else an outlier
 // (beyond the ensemble's allowance, or biased), else unchecked when an output had too few
 // elements compared by either tier.
-void compare_case(const Program& p, const Case& c, const std::vector<Tensor>& got, const CheckOptions& options,
-                  VariantVerdict& v) {
-  const tolerance::Comparison cmp =
-      tolerance::compare_outputs(p, c.bounds, got, options.tolerance, c.calibration ? &*c.calibration : nullptr);
-  v.stage = "compare";
+void judge(const Program& p, const tolerance::Comparison& cmp, const CheckOptions& options, VariantVerdict& v) {
+  v.stage = Stage::compare();
   v.worst_ratio = cmp.worst_ratio();
   for (const auto& o : cmp.outputs) v.worst_excess = std::max(v.worst_excess, o.worst_excess);
   for (const auto& o : cmp.outputs) {
@@ -149,15 +134,12 @@ void compare_case(const Program& p, const Case& c, const std::vector<Tensor>& go
 // Two compiled results compared with each other: each element may differ by the sum of both
 // bounds. A pair that each agree with the reference always passes; this catches disagreement
 // where the reference comparison is blind (uncertain elements are excluded from both).
-VariantVerdict cross_check(const Program& p, const Case& c, const std::string& a, const std::vector<Tensor>& got_a,
-                           const std::string& b, const std::vector<Tensor>& got_b, bool specialized_b,
-                           const tolerance::Options& opt) {
+VariantVerdict cross_check(const Program& p, const Case& c, const Variant& a, const std::vector<Tensor>& got_a,
+                           const Variant& b, const std::vector<Tensor>& got_b, const tolerance::Options& opt) {
   VariantVerdict v;
-  v.pipeline = a + "~" + b;
-  v.against = a;
-  v.specialized = specialized_b;
+  v.variant = VariantId(b, a);
   v.binding = c.env;
-  v.stage = "compare";
+  v.stage = Stage::compare();
   for (size_t i = 0; i < got_a.size(); ++i) {
     const tolerance::OutputComparison o = tolerance::compare_candidates(*c.bounds.outputs[i], got_a[i], got_b[i], opt);
     v.worst_ratio = std::max(v.worst_ratio, o.worst_ratio);
@@ -169,10 +151,11 @@ VariantVerdict cross_check(const Program& p, const Case& c, const std::string& a
     v.got = o.got;
     v.want = o.want;
     v.bound = o.bound;
-    v.message = fmt::format("{} of {} elements of {} differ between {} and {} by more than both bounds; worst ratio "
-                            "{:.3g} at [{}]: {} {:.9g}, {} {:.9g}",
-                            o.failing, o.compared, v.output, a, b, o.worst_ratio, fmt::join(o.worst_index, ", "), a,
-                            o.got, b, o.want);
+    v.message = fmt::format(
+        "{} of {} elements of {} differ between {} and {} by more than both bounds; worst ratio "
+        "{:.3g} at [{}]: {} {:.9g}, {} {:.9g}",
+        o.failing, o.compared, v.output, a.name(), b.name(), o.worst_ratio, fmt::join(o.worst_index, ", "), a.name(),
+        o.got, b.name(), o.want);
   }
   return v;
 }
@@ -199,7 +182,7 @@ TimeoutTry timeout_try(const ChildOutcome& o, double budget) {
   t.cpu_seconds = o.cpu_seconds;
   t.wall_seconds = o.seconds;
   t.blocked = o.blocked;
-  t.stage = o.stage;
+  t.stage = decode_stage(o.stage);
   t.finished_cpu_seconds = o.cpu_seconds - o.stage_cpu_seconds;
   t.outcome = status_name(o.status);
   return t;
@@ -221,16 +204,22 @@ ChildOutcome run_confirmed(const std::function<std::string(Progress&)>& work, co
   return outcome;
 }
 
-// Compiles `compiled` with `pipe` in a child and runs it under `cases`; appends one variant per
-// case (compared with the bounds of `p`, the program the cases were bounded on) or one failure.
-// Returns the outputs per case when the child finished. A child stopped at the caller's
-// deadline marks the verdict cancelled.
-std::optional<std::vector<std::vector<Tensor>>> run_variant(const Program& compiled, const Program& p,
-                                                            const pipeline::Pipeline& pipe,
-                                                            const std::vector<const Case*>& cases,
-                                                            const VariantVerdict& base, const CheckOptions& options,
-                                                            Verdict& verdict) {
-  auto work = [&](Progress& progress) { return compile_and_run(compiled, pipe, cases, progress); };
+// What one compile's child returned.
+struct CompiledRun {
+  size_t kernels = 0;
+  std::vector<CaseOutputs> cases;  // per case run, in order
+};
+
+// Compiles `variant` (of `p`, with its dims fixed when it is a specialized compile) in a child
+// and runs it under `cases`; appends one variant verdict per case (compared with the bounds of
+// `p`) or one failure. Returns the outputs per case when the child finished. A child stopped at
+// the caller's deadline marks the verdict cancelled.
+std::optional<CompiledRun> run_variant(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
+                                       const CheckOptions& options, Verdict& verdict) {
+  const Program compiled = variant.kind == VariantKind::Specialized ? passes::fix_dims(p, cases.front()->env) : p;
+  auto work = [&](Progress& progress) { return compile_and_run(compiled, variant.pipeline, cases, progress); };
+  VariantVerdict base;
+  base.variant = variant;
   ChildOutcome outcome;
   std::vector<TimeoutTry> tries;
   if (options.isolate) {
@@ -246,16 +235,15 @@ std::optional<std::vector<std::vector<Tensor>>> run_variant(const Program& compi
   }
   if (outcome.status != ChildOutcome::Status::Ok) {
     VariantVerdict v = base;
-    v.kind = failure_kind(outcome);
-    v.stage = stage_of(outcome.stage);
+    const Stage stage = decode_stage(outcome.stage);
+    v.kind = failure_kind(outcome, stage);
+    v.stage = stage;
+    v.stage.binding.clear();  // a signature keeps the stage, the verdict the binding
     v.cpu_ms = outcome.cpu_seconds * 1000;
-    v.message = outcome.status == ChildOutcome::Status::TimedOut ? timeout_message(tries, stage_of(outcome.stage))
-                                                                 : outcome.message;
+    v.message =
+        outcome.status == ChildOutcome::Status::TimedOut ? timeout_message(tries, stage.name()) : outcome.message;
     v.tries = std::move(tries);
-    // "run n=3"; a program without dims runs under "run (no dim variables)" and keeps {}.
-    if (outcome.stage.rfind("run ", 0) == 0 && outcome.stage.compare(4, 1, "(") != 0) {
-      v.binding = reference::parse_binding(outcome.stage.substr(4), "stage");
-    }
+    v.binding = stage.binding;
     verdict.variants.push_back(std::move(v));
     return std::nullopt;
   }
@@ -266,9 +254,12 @@ std::optional<std::vector<std::vector<Tensor>>> run_variant(const Program& compi
     at += sizeof value;
   };
   double compile_ms = 0;
+  uint64_t kernels = 0;
   take(compile_ms);
+  take(kernels);
   verdict.times.compile += compile_ms;
-  std::vector<std::vector<Tensor>> outputs;
+  CompiledRun run;
+  run.kernels = kernels;
   for (const Case* c : cases) {
     VariantVerdict v = base;
     v.binding = c->env;
@@ -280,13 +271,16 @@ std::optional<std::vector<std::vector<Tensor>>> run_variant(const Program& compi
     take(n);
     verdict.times.run += v.run_ms;
     const auto t0 = std::chrono::steady_clock::now();
-    outputs.push_back(decode_tensors(s.substr(at, n)));
-    compare_case(p, *c, outputs.back(), options, v);
+    CaseOutputs got;
+    got.outputs = decode_tensors(s.substr(at, n));
+    got.comparison = c->compare(p, got.outputs, options.tolerance);
+    judge(p, got.comparison, options, v);
     verdict.times.compare += ms_since(t0);
     at += n;
     verdict.variants.push_back(std::move(v));
+    run.cases.push_back(std::move(got));
   }
-  return outputs;
+  return run;
 }
 
 }  // namespace
@@ -322,53 +316,21 @@ Verdict empty_verdict(const Program& p) {
   return verdict;
 }
 
-// The inputs and bounded reference of one binding; nullopt (and an invalid_program variant in
-// `verdict`) when the reference is not finite there.
-std::optional<Case> make_case(const Program& p, const sym::Env& given, const CheckOptions& options, Verdict& verdict) {
-  Case c;
-  const auto t0 = std::chrono::steady_clock::now();
-  c.env = reference::resolve_binding(p, given, nullptr);
-  tolerance::require_bounding_memory(p, c.env);
-  c.inputs = reference::generate_inputs(p, c.env, options.input_seed);
-  c.bounds = tolerance::bound_program(p, c.env, c.inputs, options.tolerance);
-  if (!c.bounds.invalid && options.ensemble.members > 0) {
-    tolerance::EnsembleOptions ensemble = options.ensemble;
-    ensemble.seed = options.input_seed;
-    c.calibration = tolerance::calibrate(p, c.env, c.inputs, c.bounds, options.tolerance, ensemble);
-  }
-  verdict.times.reference += ms_since(t0);
-  if (!c.bounds.invalid) return c;
+// The case of one binding; nullopt (and an invalid_program variant in `verdict`) when the
+// reference is not finite there.
+std::optional<Case> checked_case(const Program& p, const sym::Env& given, const CheckOptions& options,
+                                 Verdict& verdict) {
+  Case c = make_case(p, given, options.cases());
+  verdict.times.reference += c.reference_ms;
+  if (!c.invalid()) return c;
   VariantVerdict v;
-  v.pipeline = "reference";
+  v.variant = reference_variant();
   v.binding = c.env;
   v.kind = VerdictKind::InvalidProgram;
-  v.stage = "reference";
-  v.message = c.bounds.invalid_reason;
+  v.stage = Stage::reference();
+  v.message = c.invalid_reason();
   verdict.variants.push_back(std::move(v));
   return std::nullopt;
-}
-
-bool is_named(const pipeline::Pipeline& pipe) {
-  for (const auto& named : pipeline::pipelines()) {
-    if (named.name == pipe.name) {
-      return named.passes == pipe.passes && named.llvm_opt_level == pipe.llvm_opt_level &&
-             named.fma_contraction == pipe.fma_contraction;
-    }
-  }
-  return false;
-}
-
-// A variant's verdict before it ran: a pipeline that is not a named one has its passes recorded.
-VariantVerdict variant_base(const pipeline::Pipeline& pipe, bool specialized) {
-  VariantVerdict base;
-  base.pipeline = pipe.name;
-  base.specialized = specialized;
-  if (!specialized && !is_named(pipe)) {
-    base.passes = pipe.passes;
-    base.llvm_opt_level = pipe.llvm_opt_level;
-    base.fma_contraction = pipe.fma_contraction;
-  }
-  return base;
 }
 
 }  // namespace
@@ -379,14 +341,15 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
       options.bindings.empty() ? default_bindings(p, options.random_bindings) : options.bindings;
   std::vector<Case> cases;
   for (const auto& given : bindings) {
-    if (auto c = make_case(p, given, options, verdict)) cases.push_back(std::move(*c));
+    if (auto c = checked_case(p, given, options, verdict)) cases.push_back(std::move(*c));
   }
   if (cases.empty()) return verdict;
   // Named pipelines first; the rest (custom lists, random orders) have their passes recorded.
-  std::vector<pipeline::Pipeline> pipes;
-  for (const auto& name : options.pipelines) pipes.push_back(pipeline::find_pipeline(name));
-  pipes.insert(pipes.end(), options.custom.begin(), options.custom.end());
-  for (auto& order : random_pass_orders(p, options.random_orders)) pipes.push_back(std::move(order));
+  std::vector<Variant> variants;
+  for (const auto& name : options.pipelines)
+    variants.push_back(Variant{VariantKind::Named, pipeline::find_pipeline(name)});
+  for (const auto& custom : options.custom) variants.push_back(variant_of_pipeline(custom));
+  for (auto& order : random_pass_orders(p, options.random_orders)) variants.push_back(variant_of_pipeline(order));
   std::vector<const Case*> all_cases;
   for (const auto& c : cases) all_cases.push_back(&c);
   // Once one variant's timeout is confirmed, the program hangs for a fact: the timeouts of its
@@ -397,56 +360,62 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
       if (v.kind == VerdictKind::Timeout && v.tries.size() == 2) running.confirm_timeouts = false;
     }
   };
-  std::map<std::string, std::vector<std::vector<Tensor>>> outputs;  // pipeline -> per case, when it ran
-  for (size_t k = 0; k < pipes.size(); ++k) {
-    const VariantVerdict base = variant_base(pipes[k], false);
-    if (auto got = run_variant(p, p, pipes[k], all_cases, base, running, verdict)) outputs[pipes[k].name] = *got;
+  std::map<std::string, CompiledRun> runs;  // variant -> its outputs per case, when it ran
+  for (const Variant& variant : variants) {
+    if (auto run = run_variant(p, variant, all_cases, running, verdict)) runs[variant.name()] = std::move(*run);
     if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
     after_variant();
   }
   // Symbolic vs shape-specialized: the last named pipeline again, on the program with its dims
   // fixed to one binding's values (the middle one) and SpecializeShapes in front.
   if (options.specialize && !options.pipelines.empty() && !p.dims().empty()) {
-    const pipeline::Pipeline& symbolic = pipeline::find_pipeline(options.pipelines.back());
+    const Variant symbolic{VariantKind::Named, pipeline::find_pipeline(options.pipelines.back())};
     const size_t i = cases.size() > 1 ? 1 : 0;
-    const VariantSpec specialized = specialized_variant(symbolic);
-    const Program fixed = passes::fix_dims(p, cases[i].env);
-    const auto got = run_variant(fixed, p, specialized.pipeline, {&cases[i]}, variant_base(specialized.pipeline, true),
-                                 running, verdict);
+    const Variant specialized = specialized_variant(symbolic.pipeline);
+    const auto got = run_variant(p, specialized, {&cases[i]}, running, verdict);
     if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
-    if (got && outputs.count(symbolic.name)) {
-      verdict.variants.push_back(cross_check(p, cases[i], symbolic.name, outputs[symbolic.name][i],
-                                             specialized.pipeline.name, got->front(), true, options.tolerance));
+    if (got && runs.count(symbolic.name())) {
+      verdict.variants.push_back(cross_check(p, cases[i], symbolic, runs[symbolic.name()].cases[i].outputs, specialized,
+                                             got->cases.front().outputs, options.tolerance));
     }
   }
   for (const auto& [a, b] : options.cross_checks) {
-    if (!outputs.count(a) || !outputs.count(b)) continue;
+    if (!runs.count(a) || !runs.count(b)) continue;
+    const Variant va{VariantKind::Named, pipeline::find_pipeline(a)},
+        vb{VariantKind::Named, pipeline::find_pipeline(b)};
     for (size_t i = 0; i < cases.size(); ++i) {
       verdict.variants.push_back(
-          cross_check(p, cases[i], a, outputs[a][i], b, outputs[b][i], false, options.tolerance));
+          cross_check(p, cases[i], va, runs[a].cases[i].outputs, vb, runs[b].cases[i].outputs, options.tolerance));
     }
   }
   return verdict;
 }
 
-Verdict check_variant(const Program& p, const VariantSpec& spec, const sym::Env& binding, const CheckOptions& options) {
+Verdict check_variant(const Program& p, const VariantId& id, const sym::Env& binding, const CheckOptions& options) {
   Verdict verdict = empty_verdict(p);
-  const std::optional<Case> c = make_case(p, binding, options, verdict);
+  const std::optional<Case> c = checked_case(p, binding, options, verdict);
   if (!c) return verdict;
-  const Program compiled = spec.specialized ? passes::fix_dims(p, c->env) : p;
-  const VariantVerdict base = variant_base(spec.pipeline, spec.specialized);
-  if (!spec.against) {
-    run_variant(compiled, p, spec.pipeline, {&*c}, base, options, verdict);
+  if (!id.against) {
+    run_variant(p, id.tested, {&*c}, options, verdict);
     return verdict;
   }
-  const auto reference_side =
-      run_variant(p, p, *spec.against, {&*c}, variant_base(*spec.against, false), options, verdict);
+  const auto reference_side = run_variant(p, *id.against, {&*c}, options, verdict);
   if (!reference_side) return verdict;
-  const auto tested = run_variant(compiled, p, spec.pipeline, {&*c}, base, options, verdict);
+  const auto tested = run_variant(p, id.tested, {&*c}, options, verdict);
   if (!tested) return verdict;
-  verdict.variants.push_back(cross_check(p, *c, spec.against->name, reference_side->front(), spec.pipeline.name,
-                                         tested->front(), spec.specialized, options.tolerance));
+  verdict.variants.push_back(cross_check(p, *c, *id.against, reference_side->cases.front().outputs, id.tested,
+                                         tested->cases.front().outputs, options.tolerance));
   return verdict;
+}
+
+CaseRun run_case(const Program& p, const Variant& variant, const Case& c, const CheckOptions& options) {
+  CaseRun r;
+  r.verdict = empty_verdict(p);
+  if (auto run = run_variant(p, variant, {&c}, options, r.verdict)) {
+    r.kernels = run->kernels;
+    r.result = std::move(run->cases.front());
+  }
+  return r;
 }
 
 VariantVerdict outcome_of(const Verdict& v) {

@@ -7,6 +7,7 @@
 
 #include "compiler/ir/ir.h"
 #include "compiler/pipeline/pipelines.h"
+#include "oracle/check/case.h"
 #include "oracle/check/isolate.h"
 #include "oracle/check/variant.h"
 #include "oracle/check/verdict.h"
@@ -49,6 +50,9 @@ struct CheckOptions {
   bool isolate = true;     // false: in process (for debugging; a crash takes the harness down)
   // Stop at the first failing variant (what bisection and reduction need to start from).
   bool first_failure_only = false;
+
+  // How each binding's case is built (check/case.h).
+  CaseOptions cases() const { return {input_seed, tolerance, ensemble}; }
 };
 
 // What `difftest --seed`, `run`, `fuzz` and `gate` check when no flag says otherwise: every
@@ -67,7 +71,23 @@ Verdict check_program(const Program& p, const CheckOptions& options);
 // One variant under one binding, on its own (what bisection and reduction repeat): its compile
 // compared with the reference, or for a cross-check both compiles compared with the reference
 // and with each other. `options`' pipelines, orders, bindings and cross-checks are not used.
-Verdict check_variant(const Program& p, const VariantSpec& spec, const sym::Env& binding, const CheckOptions& options);
+Verdict check_variant(const Program& p, const VariantId& id, const sym::Env& binding, const CheckOptions& options);
+
+// The outputs of one compile under one case, and their comparison with it.
+struct CaseOutputs {
+  std::vector<Tensor> outputs;
+  tolerance::Comparison comparison;
+};
+
+// One variant (not a cross-check) under one case, its outputs kept: what `difftest run --bind`
+// prints and dumps, by the same compile-run-compare path check_program takes. `verdict` holds
+// its variant verdict, or its failure.
+struct CaseRun {
+  Verdict verdict;
+  std::optional<CaseOutputs> result;  // when the compile and the run finished
+  size_t kernels = 0;                 // of the compiled program
+};
+CaseRun run_case(const Program& p, const Variant& variant, const Case& c, const CheckOptions& options);
 
 // What a check of one variant showed: its first failure, else its last variant (the
 // cross-check of a cross-check), else ok.

@@ -1,7 +1,8 @@
-// What one variant of a check compiled and what it was compared with: enough to check it
-// again on its own, which is what bisection and reduction do with a failure, whichever
-// variant showed it (a named pipeline, a random pass order, the shape-specialized compile, or
-// the cross-check of two compiles).
+// The identity of one variant of a check: what the compiler under test compiled (a named
+// pipeline, a custom pass list, a random pass order, or the shape-specialized compile of a named
+// pipeline) and, for a cross-check, the compile whose results it was compared with. Enough to
+// check it again on its own, which is what bisection and reduction do with a failure, whichever
+// variant showed it.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,33 +10,61 @@
 #include <string>
 
 #include "compiler/pipeline/pipelines.h"
-#include "oracle/check/verdict.h"
 
 namespace difftest::oracle {
 
-struct VariantSpec {
-  pipeline::Pipeline pipeline;  // the compile under test
-  // Compiled on the program with its dims fixed to the binding (`pipeline` starts with
-  // SpecializeShapes).
-  bool specialized = false;
-  // A cross-check: this compile's results (of the symbolic program) are what `pipeline`'s are
+enum class VariantKind {
+  Named,        // a pipeline of compiler/pipeline/pipelines.cc, by name
+  Custom,       // a pass list the user gave (--passes, a corpus entry's `# passes:`)
+  RandomOrder,  // a random valid pass order (check/strategies.h), "order1", "order2", ...
+  Specialized,  // a named pipeline on the program with its dims fixed: SpecializeShapes first
+  Reference,    // no compile: where the reference itself is invalid (an invalid_program verdict)
+};
+
+// One compile of the program.
+struct Variant {
+  VariantKind kind = VariantKind::Named;
+  pipeline::Pipeline pipeline;  // what is compiled; its name is the variant's
+
+  const std::string& name() const { return pipeline.name; }
+  // Custom lists and random orders are recorded with their passes (a name does not say them).
+  bool records_passes() const { return kind == VariantKind::Custom || kind == VariantKind::RandomOrder; }
+};
+
+// The named pipeline `name`; UserError(Usage) naming `where` when there is none.
+Variant named_variant(const std::string& name, const std::string& where);
+// The named pipeline `base` on the program with its dims fixed: SpecializeShapes in front.
+Variant specialized_variant(const pipeline::Pipeline& base);
+Variant custom_variant(pipeline::Pipeline pipe);
+// The "variant" of an invalid_program verdict, named "reference".
+Variant reference_variant();
+// A named pipeline when `pipe` is one exactly (same name and passes), else a custom list.
+Variant variant_of_pipeline(const pipeline::Pipeline& pipe);
+
+struct VariantId {
+  Variant tested;
+  // A cross-check: this compile's results (of the symbolic program) are what `tested`'s are
   // compared with, each element within the sum of both bounds, instead of the reference.
-  std::optional<pipeline::Pipeline> against;
+  std::optional<Variant> against;
+
+  VariantId() = default;
+  VariantId(Variant tested, std::optional<Variant> against = std::nullopt)  // NOLINT: a variant is its id
+      : tested(std::move(tested)), against(std::move(against)) {}
 
   // The name a verdict gives it: "O3", "order1", "O3-specialized", "O0~O3", "O3~O3-specialized".
   std::string name() const;
+  bool specialized() const { return tested.kind == VariantKind::Specialized; }
+  // What a failure signature names: the name, or "custom" for a recorded pass list (a random
+  // order's name says nothing about the bug).
+  std::string signature_place() const;
+
+  // The fields of a verdict's JSON that say the variant: "pipeline" (the name), and as
+  // needed "passes", "llvm_opt_level", "fma_contraction", "specialized", "against".
+  void write_json(nlohmann::json& j) const;
+  // The variant such fields describe. Older records have no "specialized"/"against": the names
+  // say it ("O0~O3", "O3-specialized"). UserError(Syntax) naming `where` when a field is missing
+  // or of the wrong kind, UserError(Usage) when a recorded name is not a pipeline or pass.
+  static VariantId from_json(const nlohmann::json& j, const std::string& where);
 };
-
-// The named pipeline `base` on the program with its dims fixed: SpecializeShapes in front.
-VariantSpec specialized_variant(const pipeline::Pipeline& base);
-
-// The variant a verdict describes. UserError(Usage) naming `where` when a name it records is
-// not a pipeline.
-VariantSpec variant_of(const VariantVerdict& v, const std::string& where);
-
-// The variant a saved verdict's JSON (verdict.json beside a reproducer, or a journal record's
-// detail) describes, as variant_of; UserError(Syntax) naming `where` when a field is missing
-// or of the wrong kind.
-VariantVerdict variant_verdict_from_json(const nlohmann::json& j, const std::string& where);
 
 }  // namespace difftest::oracle

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "compiler/ir/diagnostics.h"
+#include "oracle/io/json_file.h"
 #include "reference/summary.h"
 
 namespace difftest::oracle {
@@ -33,8 +35,6 @@ std::optional<VerdictKind> verdict_kind_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-std::string signature_kind(const std::string& signature) { return signature.substr(0, signature.find('|')); }
-
 bool is_failure(VerdictKind k) {
   return k != VerdictKind::Ok && k != VerdictKind::InvalidProgram && k != VerdictKind::Unchecked;
 }
@@ -47,55 +47,15 @@ std::string format_duration(double seconds) {
   return fmt::format("{}m{:02}s", t / 60, t % 60);
 }
 
-std::string normalize_message(const std::string& m) {
-  std::string out;
-  for (size_t i = 0; i < m.size();) {
-    const char c = m[i];
-    if (c == '%' || c == '@') {  // value and program names
-      out += c;
-      out += '_';
-      ++i;
-      while (i < m.size() && (std::isalnum(static_cast<unsigned char>(m[i])) || m[i] == '_')) ++i;
-    } else if (c == '[') {  // shapes and indices
-      size_t j = m.find(']', i);
-      if (j == std::string::npos) j = m.size() - 1;
-      out += "[_]";
-      i = j + 1;
-    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-               ((c == '-' || c == '.') && i + 1 < m.size() && std::isdigit(static_cast<unsigned char>(m[i + 1])) &&
-                (i == 0 || !std::isalnum(static_cast<unsigned char>(m[i - 1]))))) {
-      out += 'N';
-      ++i;
-      while (i < m.size() && (std::isalnum(static_cast<unsigned char>(m[i])) || m[i] == '.' || m[i] == '+' ||
-                              ((m[i] == '-') && (m[i - 1] == 'e' || m[i - 1] == 'E')))) {
-        ++i;
-      }
-    } else {
-      out += c;
-      ++i;
-    }
-  }
-  return out;
-}
-
-std::string VariantVerdict::signature() const {
-  const std::string what = is_output_finding(kind) ? "output of " + output_op : message;
-  // A random order's name (order1, order2) says nothing about the bug; its passes are recorded.
-  const std::string where = passes.empty() ? pipeline : "custom";
-  return fmt::format("{}|{}|{}|{}", verdict_kind_name(kind), where, stage, normalize_message(what));
+Signature VariantVerdict::signature() const {
+  const std::string what = is_output_finding(kind) ? "output of " + output_op : normalize_message(message);
+  return {verdict_kind_name(kind), variant.signature_place(), stage.name(), what};
 }
 
 nlohmann::json VariantVerdict::to_json() const {
-  nlohmann::json j = {{"pipeline", pipeline}, {"binding", binding}, {"kind", verdict_kind_name(kind)},
-                      {"stage", stage},       {"message", message}, {"compile_ms", compile_ms},
-                      {"run_ms", run_ms}};
-  if (!passes.empty()) {
-    j["passes"] = passes;
-    j["llvm_opt_level"] = llvm_opt_level;
-    j["fma_contraction"] = fma_contraction;
-  }
-  if (specialized) j["specialized"] = true;
-  if (!against.empty()) j["against"] = against;
+  nlohmann::json j = {{"binding", binding}, {"kind", verdict_kind_name(kind)}, {"stage", stage.name()},
+                      {"message", message}, {"compile_ms", compile_ms},        {"run_ms", run_ms}};
+  variant.write_json(j);
   if (is_output_finding(kind) || kind == VerdictKind::Ok || kind == VerdictKind::Unchecked) {
     j["worst_ratio"] = worst_ratio;
     j["worst_excess"] = worst_excess;
@@ -108,7 +68,7 @@ nlohmann::json VariantVerdict::to_json() const {
     j["want"] = want;
     j["bound"] = bound;
   }
-  if (is_failure(kind)) j["signature"] = signature();
+  if (is_failure(kind)) j["signature"] = signature().str();
   if (cpu_ms > 0) j["cpu_ms"] = cpu_ms;
   if (!tries.empty()) {
     j["tries"] = nlohmann::json::array();
@@ -118,9 +78,8 @@ nlohmann::json VariantVerdict::to_json() const {
 }
 
 nlohmann::json TimeoutTry::to_json() const {
-  nlohmann::json j = {{"cpu_budget_s", cpu_budget}, {"cpu_s", cpu_seconds},
-                      {"wall_s", wall_seconds},     {"stage", stage},
-                      {"outcome", outcome},         {"finished_cpu_s", finished_cpu_seconds}};
+  nlohmann::json j = {{"cpu_budget_s", cpu_budget}, {"cpu_s", cpu_seconds}, {"wall_s", wall_seconds},
+                      {"stage", stage.describe()},  {"outcome", outcome},   {"finished_cpu_s", finished_cpu_seconds}};
   if (blocked) j["blocked"] = true;
   return j;
 }
@@ -131,18 +90,40 @@ std::string format_verdict(const Verdict& v, const std::string& title) {
   out += "\n";
   std::vector<std::string> listed;
   for (const auto& var : v.variants) {
-    if (var.passes.empty() || std::find(listed.begin(), listed.end(), var.pipeline) != listed.end()) continue;
-    listed.push_back(var.pipeline);
-    out += fmt::format("  {} = --passes {} (LLVM -O{}{})\n", var.pipeline, fmt::join(var.passes, ","),
-                       var.llvm_opt_level, var.fma_contraction ? ", FMA" : "");
+    const pipeline::Pipeline& pipe = var.variant.tested.pipeline;
+    if (!var.variant.tested.records_passes() || std::find(listed.begin(), listed.end(), pipe.name) != listed.end()) {
+      continue;
+    }
+    listed.push_back(pipe.name);
+    out += fmt::format("  {} = --passes {} (LLVM -O{}{})\n", pipe.name, fmt::join(pipe.passes, ","),
+                       pipe.llvm_opt_level, pipe.fma_contraction ? ", FMA" : "");
   }
   for (const auto& var : v.variants) {
-    out += fmt::format("  {:<9} {:<24} {:<15} {}\n", var.pipeline, reference::binding_str(var.binding),
+    out += fmt::format("  {:<9} {:<24} {:<15} {}\n", var.variant.name(), reference::binding_str(var.binding),
                        verdict_kind_name(var.kind),
                        var.kind == VerdictKind::Ok ? fmt::format("worst ratio {:.3g}", var.worst_ratio) : var.message);
   }
   out += fmt::format("verdict: {}\n", verdict_kind_name(v.overall()));
   return out;
+}
+
+StageTimes& StageTimes::operator+=(const StageTimes& o) {
+  generate += o.generate;
+  reference += o.reference;
+  compile += o.compile;
+  run += o.run;
+  compare += o.compare;
+  return *this;
+}
+
+StageTimes StageTimes::from_json(const nlohmann::json& j) {
+  StageTimes t;
+  t.generate = json_number(j, "generate_ms");
+  t.reference = json_number(j, "reference_ms");
+  t.compile = json_number(j, "compile_ms");
+  t.run = json_number(j, "run_ms");
+  t.compare = json_number(j, "compare_ms");
+  return t;
 }
 
 nlohmann::json StageTimes::to_json() const {
@@ -168,6 +149,16 @@ const VariantVerdict* Verdict::first_failure() const {
   return nullptr;
 }
 
+std::vector<Signature> Verdict::failure_signatures() const {
+  std::vector<Signature> out;
+  for (const auto& var : variants) {
+    if (!is_failure(var.kind)) continue;
+    Signature s = var.signature();
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+  }
+  return out;
+}
+
 int Verdict::refuted_timeouts() const {
   return static_cast<int>(std::count_if(variants.begin(), variants.end(), [](const VariantVerdict& v) {
     return !v.tries.empty() && v.kind != VerdictKind::Timeout;
@@ -181,6 +172,81 @@ nlohmann::json Verdict::to_json() const {
   for (const auto& v : variants) j["variants"].push_back(v.to_json());
   if (cancelled) j["cancelled"] = true;
   return j;
+}
+
+namespace {
+
+UserError malformed(const std::string& where, const std::string& what, const std::string& why) {
+  return UserError(ErrorKind::Syntax, fmt::format("{}: {} {}", where, what, why));
+}
+
+}  // namespace
+
+TimeoutTry TimeoutTry::from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) throw malformed(where, "a recorded try", "is not a JSON object");
+  TimeoutTry t;
+  try {
+    t.cpu_budget = json_number(j, "cpu_budget_s");
+    t.cpu_seconds = json_number(j, "cpu_s");
+    t.wall_seconds = json_number(j, "wall_s");
+    t.blocked = j.value("blocked", false);
+    t.stage = Stage::from_description(j.value("stage", std::string()), where);
+    t.finished_cpu_seconds = json_number(j, "finished_cpu_s");
+    t.outcome = j.value("outcome", std::string());
+  } catch (const nlohmann::json::exception& e) {
+    throw malformed(where, "a recorded try", fmt::format("has a field of the wrong kind: {}", e.what()));
+  }
+  return t;
+}
+
+VariantVerdict VariantVerdict::from_json(const nlohmann::json& j, const std::string& where) {
+  VariantVerdict v;
+  v.variant = VariantId::from_json(j, where);  // also: j is an object with a "pipeline"
+  const auto bad = [&](const std::string& why) { return malformed(where, "a recorded variant", why); };
+  if (!j.contains("kind") || !j["kind"].is_string()) throw bad("has no \"kind\" string");
+  const auto k = verdict_kind_from_name(j["kind"].get<std::string>());
+  if (!k) throw bad(fmt::format("has an unknown kind '{}'", j["kind"].get<std::string>()));
+  v.kind = *k;
+  try {
+    v.stage = Stage::from_name(j.value("stage", std::string("compile")));
+    v.message = j.value("message", std::string());
+    if (j.contains("binding")) v.binding = j["binding"].get<sym::Env>();
+    v.output = j.value("output", std::string());
+    v.output_op = j.value("output_op", std::string());
+    if (j.contains("index")) v.index = j["index"].get<std::vector<int64_t>>();
+    v.got = json_number(j, "got");
+    v.want = json_number(j, "want");
+    v.bound = json_number(j, "bound");
+    v.worst_ratio = json_number(j, "worst_ratio");
+    v.worst_excess = json_number(j, "worst_excess");
+    v.compile_ms = json_number(j, "compile_ms");
+    v.run_ms = json_number(j, "run_ms");
+    v.cpu_ms = json_number(j, "cpu_ms");
+    if (j.contains("tries")) {
+      for (const auto& t : j["tries"]) v.tries.push_back(TimeoutTry::from_json(t, where));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw bad(fmt::format("has a field of the wrong kind: {}", e.what()));
+  }
+  return v;
+}
+
+Verdict Verdict::from_json(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object() || !j.contains("variants") || !j["variants"].is_array()) {
+    throw malformed(where, "a recorded verdict", "is not a verdict (no \"variants\" list)");
+  }
+  Verdict v;
+  try {
+    v.program = j.value("program", std::string());
+    v.hash = std::stoull(j.value("hash", std::string("0")), nullptr, 16);
+    if (j.contains("faults")) v.faults = j["faults"].get<std::vector<std::string>>();
+    if (j.contains("times")) v.times = StageTimes::from_json(j["times"]);
+    v.cancelled = j.value("cancelled", false);
+  } catch (const std::exception& e) {
+    throw malformed(where, "a recorded verdict", fmt::format("has a field of the wrong kind: {}", e.what()));
+  }
+  for (const auto& var : j["variants"]) v.variants.push_back(VariantVerdict::from_json(var, where));
+  return v;
 }
 
 }  // namespace difftest::oracle

@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "compiler/ir/sym.h"
+#include "oracle/check/signature.h"
+#include "oracle/check/stage.h"
+#include "oracle/check/variant.h"
 
 namespace difftest::oracle {
 
@@ -30,8 +33,6 @@ std::optional<VerdictKind> verdict_kind_from_name(const std::string& name);
 bool is_failure(VerdictKind k);  // a finding: not ok, invalid_program or unchecked
 // A finding about the values of an output (mismatch, outlier): its signature names the op.
 bool is_output_finding(VerdictKind k);
-// The kind name a signature or failure key starts with ("timeout" of "timeout|O0|run|...").
-std::string signature_kind(const std::string& signature);
 
 // A compile that did not finish within its CPU budget, and the rerun with a larger budget
 // that confirms (or refutes) the timeout.
@@ -39,27 +40,19 @@ struct TimeoutTry {
   double cpu_budget = 0;  // seconds
   double cpu_seconds = 0, wall_seconds = 0;
   bool blocked = false;             // stopped by the wall-clock backstop, the CPU budget not reached
-  std::string stage;                // where it was ("compile FuseOps", "run n=3")
+  Stage stage;                      // where it was
   double finished_cpu_seconds = 0;  // CPU time of the stages before `stage`
   std::string outcome;              // "timed_out", or how the rerun ended ("ok", "crashed", ...)
   nlohmann::json to_json() const;
+  static TimeoutTry from_json(const nlohmann::json& j, const std::string& where);
 };
 
-// One pipeline under one binding.
+// One variant under one binding.
 struct VariantVerdict {
-  std::string pipeline;
-  // For a pipeline that is not a named one (random orders, --passes): its passes and LLVM
-  // settings, so the run reproduces.
-  std::vector<std::string> passes;
-  int llvm_opt_level = -1;
-  bool fma_contraction = false;
-  // The shape-specialized compile (on the program with its dims fixed to `binding`).
-  bool specialized = false;
-  // A cross-check: the named pipeline whose results this compile's were compared with.
-  std::string against;
-  sym::Env binding;
+  VariantId variant;
+  sym::Env binding;  // a specialized compile is of the program with its dims fixed to it
   VerdictKind kind = VerdictKind::Ok;
-  std::string stage;    // the pass (or "codegen") a compile failed in, "run", or "compare"
+  Stage stage;          // the pass (or codegen) a compile failed in, the run, or the comparison
   std::string message;  // what happened, with numbers
   // Mismatch details (worst element over all outputs).
   std::string output;
@@ -75,14 +68,19 @@ struct VariantVerdict {
   // verdict only when both timed out; otherwise the verdict is the rerun's.
   std::vector<TimeoutTry> tries;
 
-  std::string signature() const;
+  Signature signature() const;
   nlohmann::json to_json() const;
+  // Every field to_json writes (the signature is derived); UserError naming `where` when a field
+  // is missing or of the wrong kind, or a name is not a pipeline, pass or verdict kind.
+  static VariantVerdict from_json(const nlohmann::json& j, const std::string& where);
 };
 
 // Where the time of checking one program went (milliseconds, summed over bindings).
 struct StageTimes {
   double generate = 0, reference = 0, compile = 0, run = 0, compare = 0;
+  StageTimes& operator+=(const StageTimes& o);
   nlohmann::json to_json() const;
+  static StageTimes from_json(const nlohmann::json& j);  // absent stages are 0
 };
 
 struct Verdict {
@@ -101,7 +99,11 @@ struct Verdict {
   // Variants with a try that timed out and a rerun that did not: what a CPU-time budget
   // that is too tight, or a noisy machine, would have turned into false timeouts.
   int refuted_timeouts() const;
+  // The distinct signatures of the failing variants, in variant order.
+  std::vector<Signature> failure_signatures() const;
   nlohmann::json to_json() const;
+  // As to_json writes it; UserError naming `where` when it is malformed.
+  static Verdict from_json(const nlohmann::json& j, const std::string& where);
 };
 
 // The verdict for a terminal: the program hash, one line per variant (pipeline, binding, kind,
@@ -110,9 +112,5 @@ std::string format_verdict(const Verdict& v, const std::string& title);
 
 // "2m05s", "1h07m": elapsed and remaining times in progress lines.
 std::string format_duration(double seconds);
-
-// `message` with numbers, %names, @names and bracketed shapes masked, so that failures that
-// differ only in those collapse to one signature.
-std::string normalize_message(const std::string& message);
 
 }  // namespace difftest::oracle

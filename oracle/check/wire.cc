@@ -15,14 +15,57 @@ void put(std::string& s, T v) {
 
 template <typename T>
 T take(const std::string& s, size_t& at) {
-  DT_CHECK(at + sizeof(T) <= s.size(), "tensor stream truncated");
+  DT_CHECK(at + sizeof(T) <= s.size(), "stream truncated");
   T v;
   std::memcpy(&v, s.data() + at, sizeof v);
   at += sizeof v;
   return v;
 }
 
+void put_text(std::string& s, const std::string& text) {
+  put<uint32_t>(s, static_cast<uint32_t>(text.size()));
+  s += text;
+}
+
+std::string take_text(const std::string& s, size_t& at) {
+  const auto n = take<uint32_t>(s, at);
+  DT_CHECK(at + n <= s.size(), "stream truncated");
+  std::string text = s.substr(at, n);
+  at += n;
+  return text;
+}
+
 }  // namespace
+
+// Layout: kind (u8), pass, then the binding's count (u32) and (name, value) pairs.
+std::string encode_stage(const Stage& stage) {
+  std::string s;
+  put<uint8_t>(s, static_cast<uint8_t>(stage.kind));
+  put_text(s, stage.pass);
+  put<uint32_t>(s, static_cast<uint32_t>(stage.binding.size()));
+  for (const auto& [name, value] : stage.binding) {
+    put_text(s, name);
+    put<int64_t>(s, value);
+  }
+  return s;
+}
+
+Stage decode_stage(const std::string& bytes) {
+  if (bytes.empty()) return Stage::compile();
+  size_t at = 0;
+  Stage stage;
+  const auto kind = take<uint8_t>(bytes, at);
+  DT_CHECK(kind <= static_cast<uint8_t>(Stage::Kind::Compare), "stage stream: bad kind");
+  stage.kind = static_cast<Stage::Kind>(kind);
+  stage.pass = take_text(bytes, at);
+  const auto count = take<uint32_t>(bytes, at);
+  for (uint32_t i = 0; i < count; ++i) {
+    std::string name = take_text(bytes, at);
+    stage.binding[name] = take<int64_t>(bytes, at);
+  }
+  DT_CHECK(at == bytes.size(), "stage stream has trailing bytes");
+  return stage;
+}
 
 // Layout: count, then per tensor: dtype (u8), rank (u32), extents (i64 each), raw bytes.
 std::string encode_tensors(const std::vector<Tensor>& ts) {

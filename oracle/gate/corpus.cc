@@ -85,12 +85,13 @@ CorpusEntry read_corpus_entry(const std::string& path) {
         throw UserError(ErrorKind::Syntax, fmt::format("a second '# expect:' line (the first is on line {})", expect_at.line),
                         at);
       }
-      if (value != "ok" && !is_failure_kind_name(signature_kind(value))) {
+      const std::optional<Signature> expected = value == "ok" ? std::nullopt : Signature::parse(value);
+      if (value != "ok" && (!expected || !is_failure_kind_name(expected->kind))) {
         throw UserError(ErrorKind::Syntax,
                         fmt::format("'# expect: {}' is neither ok nor a failure signature (kind|pipeline|stage|what)", value),
                         at);
       }
-      e.expect = value;
+      e.expect = expected;
       expect_at = at;
     } else if (key == "passes" || key == "llvm" || key == "fma" || key == "bind") {
       try {
@@ -124,7 +125,7 @@ CorpusEntry read_corpus_entry(const std::string& path) {
     throw UserError(ErrorKind::Syntax, "missing the '# expect: ok' (or '# expect: SIGNATURE') header line",
                     SourceLoc{path, 1, 1});
   }
-  if (e.faults.empty() != (e.expect == "ok")) {
+  if (e.faults.empty() != !e.expect) {
     throw UserError(ErrorKind::Syntax,
                     e.faults.empty() ? "an expected failure needs the '# fault: NAME' that causes it"
                                      : "an entry with '# fault:' lines must expect the signature they cause, not ok",

@@ -26,6 +26,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/pipeline/pipelines.h"
 #include "oracle/check/check.h"
+#include "oracle/check/signature.h"
 
 namespace difftest::oracle {
 
@@ -33,7 +34,7 @@ struct CorpusEntry {
   std::string file;
   Program program;
   std::vector<std::string> faults;  // `# fault:` lines, in order
-  std::string expect;               // "ok", or the signature to show with `faults` on
+  std::optional<Signature> expect;  // nullopt: ok; else the signature to show with `faults` on
   std::optional<pipeline::Pipeline> pipeline;  // `# passes:` (named "custom"), `# llvm:`, `# fma:`
   std::optional<sym::Env> binding;             // `# bind:`
 };

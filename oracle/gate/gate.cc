@@ -26,20 +26,9 @@ constexpr int kBaselineVersion = 1;
 // The CPU budget of a corpus entry's run with its faults on when it expects a timeout.
 constexpr double kExpectedHangSeconds = 1;
 
-// The distinct signatures of a verdict's failing variants, in variant order.
-std::vector<std::string> failure_signatures(const Verdict& v) {
-  std::vector<std::string> out;
-  for (const auto& var : v.variants) {
-    if (!is_failure(var.kind)) continue;
-    const std::string s = var.signature();
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
-  }
-  return out;
-}
-
 // Records `f` in `c` (once per signature, variant and binding): fresh or known by the baseline.
 void sort_into(GateCase& c, GateFailure f, const GateOptions& o) {
-  const bool noted = !o.fail_on_outliers && signature_kind(f.signature) == verdict_kind_name(VerdictKind::Outlier);
+  const bool noted = !o.fail_on_outliers && f.signature.is_outlier();
   f.fresh = !noted && !o.baseline.count(f.signature);
   auto& list = noted ? c.noted : f.fresh ? c.fresh : c.known;
   if (std::find(list.begin(), list.end(), f.signature) == list.end()) list.push_back(f.signature);
@@ -66,42 +55,47 @@ GateCase check_entry(const std::string& file, const GateOptions& o, const Deadli
   // The command that shows a variant's failure again: a pass list that is not a named
   // pipeline is spelt out.
   const auto rerun = [&](const VariantVerdict& v) {
-    const std::string passes = v.passes.empty() ? std::string()
-                                                : fmt::format(" --passes {} --passes-llvm {}", fmt::join(v.passes, ","),
-                                                              std::max(0, v.llvm_opt_level));
+    const pipeline::Pipeline& pipe = v.variant.tested.pipeline;
+    const std::string passes =
+        !v.variant.tested.records_passes()
+            ? std::string()
+            : fmt::format(" --passes {} --passes-llvm {}", fmt::join(pipe.passes, ","), pipe.llvm_opt_level);
     return fmt::format("difftest run {}{}{}", file, passes, inject_flags(o.campaign.faults));
   };
   const Verdict clean = check_program(e.program, check);
   for (const auto& v : clean.variants) {
     if (is_failure(v.kind)) {
-      sort_into(c, GateFailure{v.signature(), false, -1, v.pipeline, v.binding, v.message, file, rerun(v)}, o);
+      sort_into(c, GateFailure{v.signature(), false, -1, v.variant.name(), v.binding, v.message, file, rerun(v)}, o);
     }
   }
   c.detail = fmt::format("{} variants: {}", clean.variants.size(), verdict_kind_name(clean.overall()));
-  if (!e.faults.empty() && !clean.cancelled) {
+  if (e.expect && !clean.cancelled) {
     const faults::ScopedFaults on(e.faults);
     // An expected hang shows under any budget, and each hanging pipeline costs all of it (and
     // its confirming rerun): a generous budget chosen for slow compiles would make this long.
     CheckOptions with_faults = check;
-    if (signature_kind(e.expect) == verdict_kind_name(VerdictKind::Timeout)) {
+    if (e.expect->is_timeout()) {
       with_faults.limits.cpu_seconds = std::min(with_faults.limits.cpu_seconds, kExpectedHangSeconds);
     }
     const Verdict faulty = check_program(e.program, with_faults);
-    const std::vector<std::string> shown = failure_signatures(faulty);
-    const bool detected = std::find(shown.begin(), shown.end(), e.expect) != shown.end();
+    const std::vector<Signature> shown = faulty.failure_signatures();
+    const bool detected = std::find(shown.begin(), shown.end(), *e.expect) != shown.end();
+    std::vector<std::string> shown_text;
+    for (const auto& sig : shown) shown_text.push_back(sig.str());
     c.detail += fmt::format("; with {}: {}", fmt::join(e.faults, ", "),
-                            shown.empty() ? std::string("no failure") : fmt::format("{}", fmt::join(shown, "; ")));
+                            shown.empty() ? std::string("no failure") : fmt::format("{}", fmt::join(shown_text, "; ")));
     if (!detected && !faulty.cancelled) {
-      sort_into(c,
-                GateFailure{fmt::format("lost-detection|{}|{}", fs::path(file).filename().string(), e.expect),
-                            false,
-                            -1,
-                            "",
-                            {},
-                            fmt::format("with {} on, {} is no longer shown", fmt::join(e.faults, ", "), e.expect),
-                            file,
-                            fmt::format("difftest run {}{}", file, inject_flags(e.faults))},
-                o);
+      sort_into(
+          c,
+          GateFailure{lost_detection_signature(fs::path(file).filename().string(), *e.expect),
+                      false,
+                      -1,
+                      "",
+                      {},
+                      fmt::format("with {} on, {} is no longer shown", fmt::join(e.faults, ", "), e.expect->str()),
+                      file,
+                      fmt::format("difftest run {}{}", file, inject_flags(e.faults))},
+          o);
     }
     c.skipped = faulty.cancelled;
   }
@@ -112,8 +106,8 @@ GateCase check_entry(const std::string& file, const GateOptions& o, const Deadli
 }
 
 // The reproducer directory a campaign saved for each signature.
-std::map<std::string, std::string> saved_reproducers(const CampaignSummary& s) {
-  std::map<std::string, std::string> out;
+std::map<Signature, std::string> saved_reproducers(const CampaignSummary& s) {
+  std::map<Signature, std::string> out;
   for (const auto& f : s.failures) out[f.signature] = f.saved_in;
   return out;
 }
@@ -132,7 +126,8 @@ void run_seeds(const GateOptions& o, const Deadline& deadline, GateResult& r,
   std::error_code ec;
   fs::remove_all(c.out_dir, ec);  // the gate's own directory: every run starts afresh
   if (ec) throw UserError(ErrorKind::Io, fmt::format("--out: cannot clear '{}': {}", c.out_dir, ec.message()));
-  const CampaignSummary s = run_campaign(c, on_status);
+  std::vector<SeedRecord> records;
+  const CampaignSummary s = run_campaign(c, on_status, [&](const SeedRecord& rec) { records.push_back(rec); });
   r.programs = s.status.done;
   r.seed_counts = s.status.counts;
   if (s.status.total >= 0) {
@@ -146,13 +141,13 @@ void run_seeds(const GateOptions& o, const Deadline& deadline, GateResult& r,
   const auto reproducers = saved_reproducers(s);
   std::map<uint64_t, GateCase> batches;
   std::map<uint64_t, std::map<std::string, int64_t>> kinds;
-  for (const auto& rec : read_campaign_journal(c.out_dir).records) {
-    const uint64_t seed = rec.at("seed").get<uint64_t>();
+  for (const SeedRecord& rec : records) {
+    const uint64_t seed = rec.seed;
     const uint64_t k = (seed - c.first_seed) / static_cast<uint64_t>(o.batch);
     GateCase& b = batches[k];
-    ++kinds[k][rec.value("verdict", "?")];
+    ++kinds[k][rec.verdict_name()];
     const std::string rerun = fmt::format("difftest --seed {}{}", seed, inject_flags(c.faults));
-    const auto add = [&](const std::string& signature, const std::string& variant, const sym::Env& binding,
+    const auto add = [&](const Signature& signature, const std::string& variant, const sym::Env& binding,
                          const std::string& message) {
       const auto saved = reproducers.find(signature);
       sort_into(b,
@@ -160,17 +155,16 @@ void run_seeds(const GateOptions& o, const Deadline& deadline, GateResult& r,
                             saved == reproducers.end() ? "" : saved->second, rerun},
                 o);
     };
-    if (rec.contains("detail")) {
-      for (const auto& var : rec["detail"].value("variants", nlohmann::json::array())) {
-        if (!var.contains("signature")) continue;
-        add(var["signature"].get<std::string>(), var.value("pipeline", ""), var.value("binding", sym::Env{}),
-            var.value("message", ""));
+    if (rec.detail) {
+      for (const auto& var : rec.detail->variants) {
+        if (is_failure(var.kind)) add(var.signature(), var.variant.name(), var.binding, var.message);
       }
-    } else if (rec.contains("signature")) {  // a harness error: no variants
-      add(rec["signature"].get<std::string>(), "", {}, rec.value("message", ""));
+    } else if (rec.signature) {  // a harness error: no variants
+      add(*rec.signature, "", {}, rec.message);
     }
-    if (rec.contains("times")) {
-      for (const auto& [stage, ms] : rec.at("times").items()) b.seconds += ms.get<double>() / 1000;
+    if (rec.times) {
+      const StageTimes& t = *rec.times;
+      b.seconds += (t.generate + t.reference + t.compile + t.run + t.compare) / 1000;
     }
   }
   for (auto& [k, b] : batches) {
@@ -182,6 +176,14 @@ void run_seeds(const GateOptions& o, const Deadline& deadline, GateResult& r,
     b.detail = fmt::format("{}", fmt::join(counts, ", "));
     r.cases.push_back(std::move(b));
   }
+}
+
+// Signatures in text form, in the order given (a set of them is in the order of their text).
+template <typename Signatures>
+std::vector<std::string> texts(const Signatures& signatures) {
+  std::vector<std::string> out;
+  for (const auto& s : signatures) out.push_back(s.str());
+  return out;
 }
 
 std::string xml_escape(const std::string& s) {
@@ -201,14 +203,14 @@ std::string xml_escape(const std::string& s) {
 
 }  // namespace
 
-std::set<std::string> GateResult::fresh() const {
-  std::set<std::string> out;
+std::set<Signature> GateResult::fresh() const {
+  std::set<Signature> out;
   for (const auto& c : cases) out.insert(c.fresh.begin(), c.fresh.end());
   return out;
 }
 
-std::set<std::string> GateResult::absent(const std::set<std::string>& baseline) const {
-  std::set<std::string> out;
+std::set<Signature> GateResult::absent(const std::set<Signature>& baseline) const {
+  std::set<Signature> out;
   for (const auto& s : baseline) {
     if (!seen.count(s)) out.insert(s);
   }
@@ -281,7 +283,7 @@ GateResult run_gate(const GateOptions& o, const std::function<void(const GatePro
   return r;
 }
 
-std::set<std::string> read_baseline(const std::string& path) {
+std::set<Signature> read_baseline(const std::string& path) {
   const nlohmann::json j = read_json_file(path);
   const auto bad = [&](const std::string& why) {
     return UserError(ErrorKind::Syntax,
@@ -299,31 +301,31 @@ std::set<std::string> read_baseline(const std::string& path) {
                           kBaselineVersion));
   }
   if (!j.contains("signatures") || !j["signatures"].is_array()) throw bad("no \"signatures\" list");
-  std::set<std::string> out;
+  std::set<Signature> out;
   for (size_t i = 0; i < j["signatures"].size(); ++i) {
     const auto& s = j["signatures"][i];
     if (!s.is_string()) throw bad(fmt::format("\"signatures\"[{}] is not a string", i));
     const std::string text = s.get<std::string>();
-    const std::string kind = signature_kind(text);
-    const auto k = verdict_kind_from_name(kind);
-    const bool known_kind = (k && is_failure(*k)) || kind == "harness_error" || kind == "lost-detection";
-    if (!known_kind || text.find('|') == std::string::npos) {
+    const std::optional<Signature> sig = Signature::parse(text);
+    const auto k = sig ? verdict_kind_from_name(sig->kind) : std::nullopt;
+    const bool known_kind = sig && ((k && is_failure(*k)) || sig->kind == kHarnessError || sig->kind == kLostDetection);
+    if (!known_kind) {
       throw bad(fmt::format("\"signatures\"[{}] '{}' is not a failure signature (kind|pipeline|stage|what)", i, text));
     }
-    out.insert(text);
+    out.insert(*sig);
   }
   return out;
 }
 
-void write_baseline(const std::string& path, const std::set<std::string>& signatures) {
-  const nlohmann::json j{{"difftest_baseline", kBaselineVersion}, {"signatures", signatures}};
+void write_baseline(const std::string& path, const std::set<Signature>& signatures) {
+  const nlohmann::json j{{"difftest_baseline", kBaselineVersion}, {"signatures", texts(signatures)}};
   write_file_atomic(path, j.dump(2) + "\n");
 }
 
 nlohmann::json GateFailure::to_json() const {
-  nlohmann::json j = {{"signature", signature}, {"new", fresh},       {"variant", variant},
-                      {"binding", binding},     {"message", message}, {"reproducer", reproducer},
-                      {"rerun", rerun}};
+  nlohmann::json j = {
+      {"signature", signature.str()}, {"new", fresh},  {"variant", variant}, {"binding", binding}, {"message", message},
+      {"reproducer", reproducer},     {"rerun", rerun}};
   if (seed >= 0) j["seed"] = seed;
   return j;
 }
@@ -335,7 +337,7 @@ std::string describe(const GateFailure& f) {
   std::string out = f.seed >= 0 ? fmt::format("seed {}", f.seed) : std::string("entry");
   if (!f.variant.empty()) out += ", " + f.variant;
   if (!f.binding.empty()) out += " under " + reference::binding_str(f.binding);
-  out += fmt::format(": {}{}", f.fresh ? "" : "(known) ", f.signature);
+  out += fmt::format(": {}{}", f.fresh ? "" : "(known) ", f.signature.str());
   if (!f.reproducer.empty()) out += fmt::format("\n    reproducer: {}", f.reproducer);
   out += fmt::format("\n    rerun: {}", f.rerun);
   return out;
@@ -343,15 +345,16 @@ std::string describe(const GateFailure& f) {
 
 }  // namespace
 
-std::string format_gate(const GateResult& r, const std::set<std::string>& baseline) {
+std::string format_gate(const GateResult& r, const std::set<Signature>& baseline) {
   std::string out;
   for (const auto& note : r.notes) out += fmt::format("note: {}\n", note);
   for (const auto& c : r.cases) {
     const char* status = c.skipped ? "SKIP" : c.passed() ? (c.known.empty() ? "ok" : "known") : "NEW";
     out += fmt::format("{:<5} {} ({:.1f} s): {}\n", status, c.name, c.seconds, c.detail);
-    for (const auto& s : c.fresh) out += fmt::format("        new:   {}\n", s);
-    for (const auto& s : c.known) out += fmt::format("        known: {}\n", s);
-    for (const auto& s : c.noted) out += fmt::format("        noted: {} (fails only with --fail-on outlier)\n", s);
+    for (const auto& s : c.fresh) out += fmt::format("        new:   {}\n", s.str());
+    for (const auto& s : c.known) out += fmt::format("        known: {}\n", s.str());
+    for (const auto& s : c.noted)
+      out += fmt::format("        noted: {} (fails only with --fail-on outlier)\n", s.str());
     for (const auto& f : c.failures) {
       if (f.fresh) out += fmt::format("        {}\n", describe(f));
     }
@@ -361,12 +364,12 @@ std::string format_gate(const GateResult& r, const std::set<std::string>& baseli
     for (const auto& [kind, n] : r.seed_counts) counts.push_back(fmt::format("{} {}", kind, n));
     out += fmt::format("seeds: {} programs ({})\n", r.programs, fmt::join(counts, ", "));
   }
-  const std::set<std::string> fresh = r.fresh(), absent = r.absent(baseline);
+  const std::set<Signature> fresh = r.fresh(), absent = r.absent(baseline);
   out += fmt::format("gate: {} in {:.1f} s: {} new signature{}, {} known seen, {} known not seen{}\n",
                      r.passed() ? "passed" : "FAILED", r.seconds, fresh.size(), fresh.size() == 1 ? "" : "s",
                      r.seen.size() - fresh.size(), absent.size(),
                      r.corpus_skipped() ? fmt::format(", {} corpus entries not checked", r.corpus_skipped()) : "");
-  for (const auto& s : fresh) out += fmt::format("  new: {}\n", s);
+  for (const auto& s : fresh) out += fmt::format("  new: {}\n", s.str());
   return out;
 }
 
@@ -410,14 +413,14 @@ std::string gate_junit(const GateResult& r) {
         for (const auto& f : c->failures) {
           if (f.fresh) lines.push_back(describe(f));
         }
-        out += fmt::format(
-            "      <failure type=\"new_signature\" message=\"{}\">{}</failure>\n",
-            xml_escape(fmt::format("{} new failure signature(s): {}", c->fresh.size(), fmt::join(c->fresh, "; "))),
-            xml_escape(fmt::format("{}\n{}", c->detail, fmt::join(lines, "\n"))));
+        out += fmt::format("      <failure type=\"new_signature\" message=\"{}\">{}</failure>\n",
+                           xml_escape(fmt::format("{} new failure signature(s): {}", c->fresh.size(),
+                                                  fmt::join(texts(c->fresh), "; "))),
+                           xml_escape(fmt::format("{}\n{}", c->detail, fmt::join(lines, "\n"))));
       }
       if (!c->known.empty()) {
         out += fmt::format("      <system-out>{}</system-out>\n",
-                           xml_escape(fmt::format("known (in the baseline): {}", fmt::join(c->known, "; "))));
+                           xml_escape(fmt::format("known (in the baseline): {}", fmt::join(texts(c->known), "; "))));
       }
       out += "    </testcase>\n";
     }
@@ -427,7 +430,7 @@ std::string gate_junit(const GateResult& r) {
   return out;
 }
 
-nlohmann::json gate_json(const GateResult& r, const std::set<std::string>& baseline) {
+nlohmann::json gate_json(const GateResult& r, const std::set<Signature>& baseline) {
   nlohmann::json cases = nlohmann::json::array();
   nlohmann::json fresh_failures = nlohmann::json::array();
   for (const auto& c : r.cases) {
@@ -441,23 +444,23 @@ nlohmann::json gate_json(const GateResult& r, const std::set<std::string>& basel
                      {"passed", c.passed()},
                      {"skipped", c.skipped},
                      {"seconds", c.seconds},
-                     {"new", c.fresh},
-                     {"known", c.known},
-                     {"noted", c.noted},
+                     {"new", texts(c.fresh)},
+                     {"known", texts(c.known)},
+                     {"noted", texts(c.noted)},
                      {"failures", failures},
                      {"detail", c.detail}});
   }
-  const std::set<std::string> fresh = r.fresh();
-  std::set<std::string> known_seen;
+  const std::set<Signature> fresh = r.fresh();
+  std::set<Signature> known_seen;
   for (const auto& s : r.seen) {
     if (!fresh.count(s)) known_seen.insert(s);
   }
   nlohmann::json j = {{"passed", r.passed()},
                       {"seconds", r.seconds},
-                      {"new", fresh},
+                      {"new", texts(fresh)},
                       {"new_failures", fresh_failures},
-                      {"known_seen", known_seen},
-                      {"known_absent", r.absent(baseline)},
+                      {"known_seen", texts(known_seen)},
+                      {"known_absent", texts(r.absent(baseline))},
                       {"programs", r.programs},
                       {"seed_counts", r.seed_counts},
                       {"corpus_skipped", r.corpus_skipped()},

@@ -33,7 +33,7 @@ struct GateOptions {
   CampaignOptions campaign;
   std::vector<std::string> notes;  // what the caller decided for the user (no corpus yet, no baseline yet)
   int batch = 50;                  // seeds per JUnit test case
-  std::set<std::string> baseline;  // known failure signatures
+  std::set<Signature> baseline;    // known failure signatures
   bool fail_fast = false;          // stop at the first case with a new signature
   // Outliers (the statistical tier) fail the gate only when asked (`--fail-on outlier`);
   // otherwise they are reported as noted. Sound-tier findings always fail.
@@ -43,7 +43,7 @@ struct GateOptions {
 
 // One failure a case showed, with what a person needs to act on it.
 struct GateFailure {
-  std::string signature;
+  Signature signature;
   bool fresh = false;   // not in the baseline
   int64_t seed = -1;    // the generated program (-1: a corpus entry)
   std::string variant;  // "O3", "O0~O3", "order1", "O3-specialized"
@@ -58,9 +58,9 @@ struct GateCase {
   std::string suite;  // "corpus" or "seeds"
   std::string name;   // the file, or "seeds A..B"
   double seconds = 0;
-  std::vector<std::string> fresh;  // signatures not in the baseline: the case fails
-  std::vector<std::string> known;  // signatures in the baseline
-  std::vector<std::string> noted;  // outlier signatures, reported without failing the case
+  std::vector<Signature> fresh;  // signatures not in the baseline: the case fails
+  std::vector<Signature> known;  // signatures in the baseline
+  std::vector<Signature> noted;  // outlier signatures, reported without failing the case
   std::vector<GateFailure> failures;
   std::string detail;              // what was checked and seen
   bool skipped = false;            // not checked: the budget ran out first
@@ -74,9 +74,9 @@ struct GateResult {
   int64_t seeds_not_reached = -1;              // of --seeds A..B, left when the budget ran out (-1: no range)
   std::map<std::string, int64_t> seed_counts;  // verdict kind -> seeds
   double seconds = 0;
-  std::set<std::string> seen;                  // every failure signature, new and known
-  std::set<std::string> fresh() const;         // those not in the baseline
-  std::set<std::string> absent(const std::set<std::string>& baseline) const;  // known but not seen
+  std::set<Signature> seen;                                                   // every failure signature, new and known
+  std::set<Signature> fresh() const;                                          // those not in the baseline
+  std::set<Signature> absent(const std::set<Signature>& baseline) const;      // known but not seen
   int corpus_skipped() const;                                                 // corpus entries the budget did not reach
   bool passed() const { return fresh().empty() && corpus_skipped() == 0; }
 };
@@ -95,11 +95,11 @@ GateResult run_gate(const GateOptions& options, const std::function<void(const G
 // Baseline files: {"difftest_baseline": 1, "signatures": ["...", ...]}, nothing else. UserError
 // naming the file (and line:col for malformed JSON, the key or list index otherwise) on bad
 // input: another version, an unknown key, a signature that is not kind|pipeline|stage|what.
-std::set<std::string> read_baseline(const std::string& path);
-void write_baseline(const std::string& path, const std::set<std::string>& signatures);
+std::set<Signature> read_baseline(const std::string& path);
+void write_baseline(const std::string& path, const std::set<Signature>& signatures);
 
-std::string format_gate(const GateResult& r, const std::set<std::string>& baseline);
+std::string format_gate(const GateResult& r, const std::set<Signature>& baseline);
 std::string gate_junit(const GateResult& r);
-nlohmann::json gate_json(const GateResult& r, const std::set<std::string>& baseline);
+nlohmann::json gate_json(const GateResult& r, const std::set<Signature>& baseline);
 
 }  // namespace difftest::oracle

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <limits>
 
 #include "compiler/ir/diagnostics.h"
 
@@ -30,6 +31,13 @@ nlohmann::json read_json_file(const std::string& path) {
     if (const size_t cut = what.find(": "); cut != std::string::npos) what = what.substr(cut + 2);
     throw UserError(ErrorKind::Syntax, fmt::format("not valid JSON: {}", what), SourceLoc{path, line, col});
   }
+}
+
+double json_number(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end()) return 0;
+  if (it->is_null()) return std::numeric_limits<double>::quiet_NaN();
+  return it->get<double>();
 }
 
 }  // namespace difftest::oracle

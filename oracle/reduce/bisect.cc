@@ -7,9 +7,7 @@
 
 #include "compiler/passes/specialize_shapes.h"
 #include "compiler/pipeline/pass_manager.h"
-#include "reference/inputs.h"
 #include "reference/reference.h"
-#include "tolerance/bounds.h"
 #include "tolerance/compare.h"
 
 namespace difftest::oracle {
@@ -26,18 +24,16 @@ CheckOptions single_pipeline_checks(CheckOptions base) {
   return base;
 }
 
-VariantVerdict check_variant_outcome(const Program& p, const VariantSpec& spec, const sym::Env& binding,
+VariantVerdict check_variant_outcome(const Program& p, const VariantId& id, const sym::Env& binding,
                                      const CheckOptions& base) {
-  const Verdict v = check_variant(p, spec, binding, base);
+  const Verdict v = check_variant(p, id, binding, base);
   if (v.cancelled) throw DeadlineReached();
   return outcome_of(v);
 }
 
 VariantVerdict check_pipeline(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& binding,
                               const CheckOptions& base) {
-  VariantSpec spec;
-  spec.pipeline = pipe;
-  return check_variant_outcome(p, spec, binding, base);
+  return check_variant_outcome(p, VariantId(variant_of_pipeline(pipe)), binding, base);
 }
 
 CheckOptions relative_budget(CheckOptions base, double work_cpu_seconds) {
@@ -72,9 +68,9 @@ struct Bisector {
 
   // `original`: the failing variant as given (its timeout, if any, must be confirmed); else a
   // probe with fewer passes.
-  VariantVerdict run(const VariantSpec& spec, int limit, bool original = false) {
-    VariantSpec limited = spec;
-    limited.pipeline.bisect_limit = limit;
+  VariantVerdict run(const VariantId& spec, int limit, bool original = false) {
+    VariantId limited = spec;
+    limited.tested.pipeline.bisect_limit = limit;
     ++calls;
     CheckOptions options = hang && work > 0 ? relative_budget(base, work) : base;
     // A probe that times out is not the failure being bisected unless that failure is a hang:
@@ -84,8 +80,8 @@ struct Bisector {
     VariantVerdict v = check_variant_outcome(p, limited, binding, options);
     work = std::max(work, measured_work(v));
     if (on_call) {
-      on_call(calls, fmt::format("{} {} at limit {}: {}", spec.name(), fmt::join(spec.pipeline.passes, ","), limit,
-                                 verdict_kind_name(v.kind)));
+      on_call(calls, fmt::format("{} {} at limit {}: {}", spec.name(), fmt::join(spec.tested.pipeline.passes, ","),
+                                 limit, verdict_kind_name(v.kind)));
     }
     return v;
   }
@@ -103,20 +99,20 @@ struct Confirmation {
 
 // Runs the graph passes up to the culprit's application and interprets the program they leave
 // with the reference: a graph-pass bug shows there already, before any lowering.
-Confirmation confirm_graph_pass(const Program& p, const VariantSpec& spec, int application, const sym::Env& binding,
+Confirmation confirm_graph_pass(const Program& p, const VariantId& spec, int application, const sym::Env& binding,
                                 const CheckOptions& base) {
   try {
     pipeline::RunOptions run;
     run.bisect_limit = application;
-    const sym::Env env = reference::resolve_binding(p, binding, nullptr);
-    const Program compiled = spec.specialized ? passes::fix_dims(p, env) : p;
-    const Program after = pipeline::run_passes(compiled, spec.pipeline.passes, run).graph;
-    const auto inputs = reference::generate_inputs(p, env, base.input_seed);
-    const tolerance::BoundedProgram bounds = tolerance::bound_program(p, env, inputs, base.tolerance);
+    CaseOptions sound_only = base.cases();
+    sound_only.ensemble.members = 0;  // "certainly wrong" is what confirms a culprit
+    const Case c0 = make_case(p, binding, sound_only);
+    const Program compiled = spec.specialized() ? passes::fix_dims(p, c0.env) : p;
+    const Program after = pipeline::run_passes(compiled, spec.tested.pipeline.passes, run).graph;
     std::map<std::string, Tensor> kept;
-    for (const auto& param : after.params()) kept.emplace(param.name(), inputs.at(param.name()));
-    const auto outputs = reference::evaluate(after, env, kept, reference::Mode::Native).outputs;
-    const tolerance::Comparison c = tolerance::compare_outputs(p, bounds, outputs, base.tolerance);
+    for (const auto& param : after.params()) kept.emplace(param.name(), c0.inputs.at(param.name()));
+    const auto outputs = reference::evaluate(after, c0.env, kept, reference::Mode::Native).outputs;
+    const tolerance::Comparison c = c0.compare(p, outputs, base.tolerance);
     if (c.passed()) {
       return {true, fmt::format("the program it leaves still agrees with the reference (worst ratio {:.3g}): the "
                                 "divergence appears when it is lowered",
@@ -135,8 +131,8 @@ Confirmation confirm_graph_pass(const Program& p, const VariantSpec& spec, int a
 Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOptions& base, bool shrink_passes,
                      const BisectProgress& on_call) {
   Culprit c;
-  const VariantSpec& spec = failing.variant;
-  const std::vector<std::string>& passes = spec.pipeline.passes;
+  const VariantId& spec = failing.variant;
+  const std::vector<std::string>& passes = spec.tested.pipeline.passes;
   Bisector b{p, failing.binding, base, on_call, failing.verdict.kind == VerdictKind::Timeout, failing.work_cpu_seconds};
   const VariantVerdict whole = b.run(spec, -1, true);
   c.key = failure_key(whole);
@@ -162,7 +158,7 @@ Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOpt
   c.application = hi;
   const std::string name = pass_at(passes, hi);
   const bool optional = !name.empty() && pipeline::find_pass(name).kind != pipeline::PassKind::Lowering;
-  const std::string lowering = c.failure.stage == "codegen" ? "codegen" : "LegalizeOps";
+  const std::string lowering = c.failure.stage.kind == Stage::Kind::Codegen ? "codegen" : "LegalizeOps";
   if (hi == 0 || !optional) {
     c.application = 0;
     c.pass = lowering;
@@ -190,16 +186,16 @@ Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOpt
       for (size_t i = c.minimal_passes.size(); i-- > 0;) {
         const std::string& pass = c.minimal_passes[i];
         if (pass == "LegalizeOps" || (c.application > 0 && pass == c.pass)) continue;
-        VariantSpec candidate = spec;
-        candidate.pipeline.passes = c.minimal_passes;
-        candidate.pipeline.passes.erase(candidate.pipeline.passes.begin() + static_cast<std::ptrdiff_t>(i));
+        VariantId candidate = spec;
+        std::vector<std::string>& list = candidate.tested.pipeline.passes;
+        list = c.minimal_passes;
+        list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
         if (failure_key(b.run(candidate, -1)) != c.key) continue;
         if (c.application > 0) {
-          const auto& list = candidate.pipeline.passes;
           const auto at = std::find(list.begin(), list.end(), c.pass) - list.begin();
           if (failure_key(b.run(candidate, static_cast<int>(at))) == c.key) continue;  // fails before the culprit now
         }
-        c.minimal_passes = std::move(candidate.pipeline.passes);
+        c.minimal_passes = std::move(list);
       }
     } catch (const DeadlineReached&) {
       c.shrink_complete = false;  // what is kept so far still fails the same way

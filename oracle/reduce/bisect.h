@@ -29,7 +29,7 @@ struct DeadlineReached : std::runtime_error {
 };
 
 // check_variant's outcome (oracle/check.h); throws DeadlineReached when the deadline stopped it.
-VariantVerdict check_variant_outcome(const Program& p, const VariantSpec& spec, const sym::Env& binding,
+VariantVerdict check_variant_outcome(const Program& p, const VariantId& id, const sym::Env& binding,
                                      const CheckOptions& base);
 // The same for one pipeline compared with the reference.
 VariantVerdict check_pipeline(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& binding,
@@ -64,7 +64,7 @@ struct Culprit {
 
 // A failing variant under one binding: what bisection and reduction start from.
 struct FailingRun {
-  VariantSpec variant;
+  VariantId variant;
   sym::Env binding;
   VariantVerdict verdict;
   // CPU seconds a check of this program takes where it finishes (other variants, or the stages

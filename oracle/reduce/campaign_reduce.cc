@@ -55,7 +55,7 @@ CampaignReduction with_earlier_reduction(CampaignReduction r, const std::string&
 CampaignReduction reduce_one(const FailureClass& f, const CheckOptions& check, const fuzz::ReduceOptions& ro,
                              const std::function<void(const ReduceProgress&)>& on_progress) {
   CampaignReduction r;
-  r.signature = f.signature;
+  r.signature = f.signature.str();
   if (f.kind == "harness_error") {
     r.note = "a harness error is a difftest bug, not a compiler failure: not reduced";
     return r;
@@ -90,11 +90,12 @@ CampaignReduction reduce_one(const FailureClass& f, const CheckOptions& check, c
     r.seconds = report.seconds;
     r.timed_out = report.reduced.stats.timed_out;
     if (failing->verdict.signature() != f.signature) {
-      r.note = fmt::format("reduced the first failure its saved verdict records, {}", failing->verdict.signature());
+      r.note =
+          fmt::format("reduced the first failure its saved verdict records, {}", failing->verdict.signature().str());
     }
     if (!report.reproduces) {
       r.note += fmt::format("{}the reduced program does not reproduce the failure: {}", r.note.empty() ? "" : "; ",
-                            report.reduced_failure.signature());
+                            report.reduced_failure.signature().str());
     }
   } catch (const std::exception& e) {
     r.reduced = false;

@@ -13,8 +13,9 @@
 #include "compiler/ir/printer.h"
 #include "compiler/passes/specialize_shapes.h"
 #include "compiler/tensor/npy.h"
-#include "oracle/check/clock.h"
 #include "exporters/tvmscript/tvmscript.h"
+#include "oracle/check/clock.h"
+#include "oracle/io/json_file.h"
 #include "reference/inputs.h"
 #include "reference/summary.h"
 
@@ -47,40 +48,35 @@ std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions
   if (v.cancelled) throw DeadlineReached();
   const VariantVerdict* f = v.first_failure();
   if (!f) return std::nullopt;
-  return FailingRun{variant_of(*f, "the failing variant"), failing_binding(p, *f, options), *f, work_of(*f, v)};
+  return FailingRun{f->variant, failing_binding(p, *f, options), *f, work_of(*f, v)};
 }
 
 std::optional<FailingRun> recorded_failing_run(const Program& p, const nlohmann::json& verdict,
                                                const std::string& where) {
-  if (!verdict.is_object() || !verdict.contains("variants") || !verdict["variants"].is_array()) {
-    throw UserError(ErrorKind::Syntax, fmt::format("{}: not a verdict (no \"variants\" list)", where));
-  }
-  const std::string signature = verdict.value("signature", std::string());
-  std::optional<VariantVerdict> chosen;
-  Verdict all;
-  for (const auto& j : verdict["variants"]) {
-    all.variants.push_back(variant_verdict_from_json(j, where));
-    const VariantVerdict& v = all.variants.back();
+  const Verdict all = Verdict::from_json(verdict, where);
+  const std::optional<Signature> signature = verdict.contains("signature") && verdict["signature"].is_string()
+                                                 ? Signature::parse(verdict["signature"].get<std::string>())
+                                                 : std::nullopt;
+  const VariantVerdict* chosen = nullptr;
+  for (const VariantVerdict& v : all.variants) {
     if (!is_failure(v.kind)) continue;
-    if (!chosen || (!signature.empty() && v.signature() == signature && chosen->signature() != signature)) chosen = v;
+    if (!chosen || (signature && v.signature() == *signature && chosen->signature() != *signature)) chosen = &v;
   }
   if (!chosen) return std::nullopt;
-  FailingRun run{variant_of(*chosen, where), failing_binding(p, *chosen, CheckOptions{}), *chosen, 0};
   // The recorded CPU times: what the original's checks took where they finished.
-  for (size_t i = 0; i < verdict["variants"].size(); ++i) {
-    all.variants[i].cpu_ms = verdict["variants"][i].value("cpu_ms", 0.0);
-    if (verdict["variants"][i].contains("tries")) {
-      for (const auto& t : verdict["variants"][i]["tries"]) {
-        TimeoutTry tt;
-        tt.finished_cpu_seconds = t.value("finished_cpu_s", 0.0);
-        all.variants[i].tries.push_back(tt);
-      }
+  return FailingRun{chosen->variant, failing_binding(p, *chosen, CheckOptions{}), *chosen, work_of(*chosen, all)};
+}
+
+LocatedFailure locate_failure(const Program& p, const std::string& file, const CheckOptions& options,
+                              bool recorded_first) {
+  const fs::path recorded = fs::path(file).parent_path() / "verdict.json";
+  std::error_code ec;
+  if (recorded_first && fs::exists(recorded, ec)) {
+    if (auto failing = recorded_failing_run(p, read_json_file(recorded.string()), recorded.string())) {
+      return {std::move(failing), fmt::format("recorded in {}", recorded.string())};
     }
   }
-  const auto it = std::find_if(all.variants.begin(), all.variants.end(),
-                               [&](const VariantVerdict& v) { return v.signature() == chosen->signature(); });
-  run.work_cpu_seconds = work_of(*it, all);
-  return run;
+  return {first_failing_run(p, options), "found by checking it"};
 }
 
 namespace {
@@ -90,7 +86,7 @@ void write_outputs(const std::string& dir, const ReductionReport& r, const Check
   const sym::Env env = reference::resolve_binding(r.reduced.program, r.reduced.binding, nullptr);
   // A specialized compile's failure is the program with its dims fixed (n: 5..5): so it is
   // written, and `difftest run` with the pass list (SpecializeShapes first) reproduces it.
-  const Program p = r.failing.variant.specialized ? passes::fix_dims(r.reduced.program, env) : r.reduced.program;
+  const Program p = r.failing.variant.specialized() ? passes::fix_dims(r.reduced.program, env) : r.reduced.program;
   reference::dump_tensors(dir, reference::generate_inputs(p, env, options.input_seed), {},
                           fmt::format("inputs of the reduced program under {} (input seed {})",
                                       reference::binding_str(env), options.input_seed));
@@ -98,7 +94,7 @@ void write_outputs(const std::string& dir, const ReductionReport& r, const Check
   write_file_atomic((fs::path(dir) / "verdict.json").string(), report_json(r).dump(2) + "\n");
   write_file_atomic((fs::path(dir) / "report.md").string(), report_markdown(r));
   exporters::TvmScriptOptions tvm;
-  tvm.failing_config = r.failing.variant.pipeline.name;
+  tvm.failing_config = r.failing.variant.tested.name();
   tvm.passing_config = "O0";
   tvm.binding = env;
   write_file_atomic((fs::path(dir) / "repro_tvmscript.py").string(), exporters::export_tvmscript(p, tvm));
@@ -135,7 +131,7 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
       report_progress(step);
     });
   } catch (const DeadlineReached&) {
-    r.culprit.minimal_passes = failing.variant.pipeline.passes;
+    r.culprit.minimal_passes = failing.variant.tested.pipeline.passes;
     r.reduced_failure = failing.verdict;
     return finish("bisection");
   }
@@ -144,14 +140,15 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
     throw UserError(ErrorKind::Usage, fmt::format("the failure of {} under {} does not reproduce",
                                                   failing.variant.name(), reference::binding_str(failing.binding)));
   }
-  VariantSpec minimal = failing.variant;
-  minimal.pipeline.passes = r.culprit.minimal_passes;
+  VariantId minimal = failing.variant;
+  std::vector<std::string>& minimal_passes = minimal.tested.pipeline.passes;
+  minimal_passes = r.culprit.minimal_passes;
   // The culprit's application number in the minimal list: the limit just below it must not
   // fail. A pass listed twice (random orders repeat passes) counts from its first application,
   // the one bisection found (shrinking the list keeps it the first failing one).
   int culprit_at = 0;
-  for (size_t i = 0; i < minimal.pipeline.passes.size() && r.culprit.application > 0 && culprit_at == 0; ++i) {
-    if (minimal.pipeline.passes[i] == r.culprit.pass) culprit_at = static_cast<int>(i) + 1;
+  for (size_t i = 0; i < minimal_passes.size() && r.culprit.application > 0 && culprit_at == 0; ++i) {
+    if (minimal_passes[i] == r.culprit.pass) culprit_at = static_cast<int>(i) + 1;
   }
   // Candidates are no larger than the original: a budget relative to its work bounds what a
   // hanging candidate costs.
@@ -160,7 +157,7 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
       relative_budget(timed, std::max(r.culprit.work_cpu_seconds, failing.work_cpu_seconds));
   // A candidate that times out is not a mismatch (or a crash) whether or not a rerun would
   // confirm the timeout: only a reduction of a hang needs the rerun.
-  candidate_options.confirm_timeouts = signature_kind(key) == verdict_kind_name(VerdictKind::Timeout);
+  candidate_options.confirm_timeouts = r.culprit.failure.kind == VerdictKind::Timeout;
   std::atomic<int> calls{0};
   std::atomic<bool> out_of_time{false};
   const fuzz::Interesting interesting = [&](const Program& candidate, const sym::Env& env) {
@@ -168,8 +165,8 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
       ++calls;
       if (failure_key(check_variant_outcome(candidate, minimal, env, candidate_options)) != key) return false;
       if (culprit_at == 0) return true;
-      VariantSpec before = minimal;
-      before.pipeline.bisect_limit = culprit_at - 1;
+      VariantId before = minimal;
+      before.tested.pipeline.bisect_limit = culprit_at - 1;
       ++calls;
       return failure_key(check_variant_outcome(candidate, before, env, candidate_options)) !=
              key;  // still this pass's doing
@@ -231,10 +228,10 @@ std::string format_reduce_progress(const ReduceProgress& p) {
 }
 
 nlohmann::json report_json(const ReductionReport& r) {
-  const pipeline::Pipeline& pipe = r.failing.variant.pipeline;
+  const pipeline::Pipeline& pipe = r.failing.variant.tested.pipeline;
   const fuzz::ReduceStats& st = r.reduced.stats;
   nlohmann::json j = {
-      {"signature", r.reduced_failure.signature()},
+      {"signature", r.reduced_failure.signature().str()},
       {"failure_key", r.culprit.key},
       {"culprit",
        {{"application", r.culprit.application},
@@ -275,8 +272,8 @@ nlohmann::json report_json(const ReductionReport& r) {
 
 std::string report_markdown(const ReductionReport& r) {
   const VariantVerdict& f = r.reduced_failure;
-  const VariantSpec& variant = r.failing.variant;
-  const pipeline::Pipeline& pipe = variant.pipeline;
+  const VariantId& variant = r.failing.variant;
+  const pipeline::Pipeline& pipe = variant.tested.pipeline;
   const std::string passes = fmt::format("{}", fmt::join(r.culprit.minimal_passes, ","));
   const std::string bind = r.reduced.binding.empty() ? "" : reference::binding_str(r.reduced.binding);
   const bool bisected = r.stopped_in != "bisection";
@@ -293,12 +290,12 @@ std::string report_markdown(const ReductionReport& r) {
   } else if (!r.faults.empty()) {
     out += fmt::format("- injected faults: {}\n", fmt::join(r.faults, ", "));
   }
-  if (variant.specialized) out += "- compiled shape-specialized: the program's dims fixed to the binding\n";
+  if (variant.specialized()) out += "- compiled shape-specialized: the program's dims fixed to the binding\n";
   if (variant.against) {
     out += fmt::format(
         "- a cross-check: the results of these passes compared with those of {}, each element within "
         "the sum of both error bounds\n",
-        variant.against->name);
+        variant.against->name());
   }
   out += fmt::format("- binding: {}\n", bind.empty() ? "(static shapes)" : bind);
   if (!r.stopped_in.empty()) out += fmt::format("- the time limit was reached during the {}\n", r.stopped_in);
@@ -311,7 +308,7 @@ std::string report_markdown(const ReductionReport& r) {
         "Output `{}` (from `{}`) at [{}]: got {:.9g}, {} gives {:.9g}; the error bound there "
         "is {:.3g} (ratio {:.3g}).\n\n{}\n\n",
         f.output, f.output_op, fmt::join(f.index, ", "), f.got,
-        variant.against ? variant.against->name : std::string("the reference"), f.want, f.bound, f.worst_ratio,
+        variant.against ? variant.against->name() : std::string("the reference"), f.want, f.bound, f.worst_ratio,
         f.message);
   } else if (f.kind == VerdictKind::Outlier) {
     out += fmt::format(
@@ -319,8 +316,8 @@ std::string report_markdown(const ReductionReport& r) {
         "ensemble of the reference in the program's precision showed.\n\n{}\n\n",
         f.output, f.output_op, f.message);
   } else {
-    out += fmt::format("Expected: the program compiles and runs. Actual: {} during {}: {}\n\n", verdict_kind_name(f.kind),
-                       f.stage, f.message);
+    out += fmt::format("Expected: the program compiles and runs. Actual: {} during {}: {}\n\n",
+                       verdict_kind_name(f.kind), f.stage.name(), f.message);
   }
   if (bisected) out += "## Culprit pass\n\n" + format_culprit(r.culprit) + "\n\n";
   const std::string inject = r.faults.empty() ? "" : fmt::format(" --inject {}", fmt::join(r.faults, " --inject "));

@@ -29,6 +29,17 @@ std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions
 std::optional<FailingRun> recorded_failing_run(const Program& p, const nlohmann::json& verdict,
                                                const std::string& where);
 
+// The failure to bisect or reduce in the saved program `file` (parsed as `p`): when
+// `recorded_first`, the one the verdict.json beside it records (a campaign's reproducer, a
+// reduction's output); otherwise, or when it records none, the first failure checking `p` with
+// `options` shows. `how` says which; `failing` is nullopt when there is no failure.
+struct LocatedFailure {
+  std::optional<FailingRun> failing;
+  std::string how;
+};
+LocatedFailure locate_failure(const Program& p, const std::string& file, const CheckOptions& options,
+                              bool recorded_first);
+
 // Where a reduction is (for progress lines).
 struct ReduceProgress {
   std::string phase;  // "bisect", "reduce", "final check"

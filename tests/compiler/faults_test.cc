@@ -186,7 +186,7 @@ TEST_P(FaultVerdict, AffectedProgramFailsAsExpected) {
   const oracle::Verdict v = check(c.affected, c.pipeline, 3, c.expected == oracle::VerdictKind::Timeout ? 5 : 60);
   ASSERT_EQ(v.variants.size(), 1u);
   EXPECT_EQ(verdict_kind_name(v.overall()), std::string(verdict_kind_name(c.expected))) << v.variants[0].message;
-  const std::string& stage = v.variants[0].stage;
+  const std::string stage = v.variants[0].stage.name();
   if (c.expected == oracle::VerdictKind::CompileCrash) {
     EXPECT_TRUE(stage == c.stage || stage == "LegalizeOps") << stage << ": " << v.variants[0].message;
   } else {

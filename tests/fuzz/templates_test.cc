@@ -102,7 +102,8 @@ TEST_P(TemplateSeed, VerifiesRoundTripsStaysFiniteAndAgreesAtO0) {
   // is no disagreement; every other kind but ok is.
   EXPECT_TRUE(v.overall() == oracle::VerdictKind::Ok || v.overall() == oracle::VerdictKind::Unchecked)
       << oracle::verdict_kind_name(v.overall()) << " "
-      << (bad ? reference::binding_str(bad->binding) + " " + bad->stage + ": " + bad->message : std::string()) << "\n"
+      << (bad ? reference::binding_str(bad->binding) + " " + bad->stage.name() + ": " + bad->message : std::string())
+      << "\n"
       << text;
 }
 

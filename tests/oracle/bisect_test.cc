@@ -13,7 +13,7 @@ namespace {
 
 FailingRun failing_at(const std::string& pipeline) {
   FailingRun run;
-  run.variant.pipeline = pipeline::find_pipeline(pipeline);
+  run.variant = named_variant(pipeline, "test");
   return run;
 }
 

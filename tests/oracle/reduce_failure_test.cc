@@ -169,7 +169,7 @@ TEST(ReduceNoSlippage, AMismatchDoesNotBecomeATimeout) {
 )",
                                           "alone.ir");
   options.limits.cpu_seconds = 1;  // the slipped candidates hang: each costs this (CPU time: load does not matter)
-  ASSERT_EQ(check_pipeline(exp_alone, failing->variant.pipeline, {}, options).kind, VerdictKind::Timeout)
+  ASSERT_EQ(check_pipeline(exp_alone, failing->variant.tested.pipeline, {}, options).kind, VerdictKind::Timeout)
       << "the slippage this test guards against must be possible";
   const ReductionReport r = reduce_failure(p, *failing, options, {}, "");
   EXPECT_EQ(r.reduced_failure.kind, VerdictKind::Mismatch);

@@ -37,14 +37,16 @@ TEST(Strategies, RandomOrdersAreRecordedWithTheirPassesAndReproduce) {
   int orders = 0;
   for (size_t i = 0; i < a.variants.size(); ++i) {
     const VariantVerdict& v = a.variants[i];
-    if (v.pipeline.rfind("order", 0) != 0) {
-      EXPECT_TRUE(v.passes.empty()) << v.pipeline;
+    if (v.variant.name().rfind("order", 0) != 0) {
+      EXPECT_FALSE(v.variant.tested.records_passes()) << v.variant.name();
       continue;
     }
     ++orders;
-    EXPECT_FALSE(v.passes.empty());
-    EXPECT_EQ(v.to_json().at("passes"), v.passes);
-    EXPECT_EQ(v.passes, b.variants[i].passes) << "orders must depend only on the program";
+    const std::vector<std::string>& passes = v.variant.tested.pipeline.passes;
+    EXPECT_EQ(v.variant.tested.kind, VariantKind::RandomOrder);
+    EXPECT_FALSE(passes.empty());
+    EXPECT_EQ(v.to_json().at("passes"), passes);
+    EXPECT_EQ(passes, b.variants[i].variant.tested.pipeline.passes) << "orders must depend only on the program";
   }
   EXPECT_EQ(orders, 2 * static_cast<int>(reference::standard_bindings(p).size()));
 }
@@ -56,14 +58,14 @@ TEST(Strategies, CrossChecksOptLevelsWhenBothRan) {
   const Verdict v = check_program(p, o);
   int pairs = 0;
   for (const auto& var : v.variants) {
-    if (var.pipeline != "O0~O3") continue;
+    if (var.variant.name() != "O0~O3") continue;
     ++pairs;
     EXPECT_EQ(var.kind, VerdictKind::Ok) << var.message;
     EXPECT_LE(var.worst_ratio, 1.0);
   }
   EXPECT_EQ(pairs, static_cast<int>(reference::standard_bindings(p).size()));
   o.pipelines = {"O0"};
-  for (const auto& var : check_program(p, o).variants) EXPECT_NE(var.pipeline, "O0~O3");
+  for (const auto& var : check_program(p, o).variants) EXPECT_NE(var.variant.name(), "O0~O3");
 }
 
 TEST(Strategies, CustomPassListsAreCheckedAndSignedAsCustom) {
@@ -73,15 +75,17 @@ TEST(Strategies, CustomPassListsAreCheckedAndSignedAsCustom) {
   const Verdict v = check_program(parse_program(kProgram), o);
   ASSERT_FALSE(v.variants.empty());
   for (const auto& var : v.variants) {
-    EXPECT_EQ(var.pipeline, "custom");
-    EXPECT_EQ(var.llvm_opt_level, 2);
+    EXPECT_EQ(var.variant.name(), "custom");
+    EXPECT_EQ(var.variant.tested.pipeline.llvm_opt_level, 2);
     EXPECT_EQ(var.kind, VerdictKind::Ok);
   }
   VariantVerdict failing = v.variants.front();
   failing.kind = VerdictKind::CompileCrash;
-  failing.stage = "DeadCodeElimination";
-  failing.pipeline = "order2";
-  EXPECT_EQ(failing.signature().find("compile_crash|custom|DeadCodeElimination|"), 0u) << failing.signature();
+  failing.stage = Stage::compile("DeadCodeElimination");
+  failing.variant.tested.kind = VariantKind::RandomOrder;
+  failing.variant.tested.pipeline.name = "order2";
+  EXPECT_EQ(failing.signature().str().find("compile_crash|custom|DeadCodeElimination|"), 0u)
+      << failing.signature().str();
 }
 
 TEST(Strategies, ComparesASymbolicCompileWithAShapeSpecializedOne) {
@@ -90,9 +94,9 @@ TEST(Strategies, ComparesASymbolicCompileWithAShapeSpecializedOne) {
   const Verdict v = check_program(parse_program(kProgram), o);
   int specialized = 0, paired = 0;
   for (const auto& var : v.variants) {
-    if (var.pipeline == "O2-specialized") ++specialized;
-    if (var.pipeline == "O2~O2-specialized") ++paired;
-    if (var.pipeline.find("specialized") != std::string::npos) {
+    if (var.variant.name() == "O2-specialized") ++specialized;
+    if (var.variant.name() == "O2~O2-specialized") ++paired;
+    if (var.variant.name().find("specialized") != std::string::npos) {
       EXPECT_EQ(var.kind, VerdictKind::Ok) << var.message;
     }
   }
@@ -100,7 +104,7 @@ TEST(Strategies, ComparesASymbolicCompileWithAShapeSpecializedOne) {
   EXPECT_EQ(paired, 1);
   o.specialize = false;
   for (const auto& var : check_program(parse_program(kProgram), o).variants) {
-    EXPECT_EQ(var.pipeline.find("specialized"), std::string::npos);
+    EXPECT_EQ(var.variant.name().find("specialized"), std::string::npos);
   }
 }
 

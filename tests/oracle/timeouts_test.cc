@@ -59,7 +59,7 @@ TEST(Timeouts, AHangIsATimeoutOnlyAfterARerunWithFourTimesTheBudget) {
     EXPECT_EQ(attempt.outcome, "timed_out");
     EXPECT_GE(attempt.cpu_seconds, attempt.cpu_budget) << "stopped by its CPU time, not the wall clock";
     EXPECT_FALSE(attempt.blocked);
-    EXPECT_EQ(attempt.stage.rfind("run", 0), 0u) << attempt.stage;
+    EXPECT_EQ(attempt.stage.describe().rfind("run", 0), 0u) << attempt.stage.describe();
   }
   EXPECT_NE(t.message.find("no result within 0.5 s of CPU time, nor within 2.0 s on a rerun (during run)"),
             std::string::npos)
@@ -127,7 +127,7 @@ TEST(Timeouts, BudgetsRelativeToMeasuredWorkStayWithinTheUsersBudget) {
   VariantVerdict hung;
   hung.kind = VerdictKind::Timeout;
   hung.cpu_ms = 20000;
-  hung.tries = {TimeoutTry{10, 10.2, 11, false, "run n=3", 0.4, "timed_out"}};
+  hung.tries = {TimeoutTry{10, 10.2, 11, false, Stage::run({{"n", 3}}), 0.4, "timed_out"}};
   EXPECT_EQ(measured_work(hung), 0.4) << "what finished before the hang, not the hang";
   VariantVerdict finished;
   finished.cpu_ms = 250;
@@ -151,7 +151,7 @@ TEST(Timeouts, AHangReducesWithBudgetsRelativeToTheOriginalsWork) {
   CheckOptions o = one_pipeline("O0", 30);
   // A failure as a campaign records it: the hang, with the CPU its compile took before the run.
   FailingRun failing;
-  failing.variant.pipeline = pipeline::find_pipeline("O0");
+  failing.variant = named_variant("O0", "test");
   failing.verdict.kind = VerdictKind::Timeout;
   failing.work_cpu_seconds = 0.05;
   const ReductionReport r = reduce_failure(p, failing, o, {}, "");

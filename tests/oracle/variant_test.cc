@@ -54,59 +54,56 @@ CheckOptions quiet() {
 
 TEST(Variant, NamesAndRecordsRoundTrip) {
   VariantVerdict v;
-  v.pipeline = "O2~O2-specialized";
-  v.against = "O2";
-  v.specialized = true;
+  v.variant = VariantId(specialized_variant(pipeline::find_pipeline("O2")), named_variant("O2", "test"));
   v.kind = VerdictKind::Mismatch;
   v.binding = {{"n", 3}};
-  const VariantSpec spec = variant_of(v, "test");
-  EXPECT_TRUE(spec.specialized);
+  const VariantId& spec = v.variant;
+  EXPECT_TRUE(spec.specialized());
   ASSERT_TRUE(spec.against);
-  EXPECT_EQ(spec.against->name, "O2");
-  EXPECT_EQ(spec.pipeline.passes.front(), "SpecializeShapes");
+  EXPECT_EQ(spec.against->name(), "O2");
+  EXPECT_EQ(spec.tested.pipeline.passes.front(), "SpecializeShapes");
   EXPECT_EQ(spec.name(), "O2~O2-specialized");
-  const VariantVerdict back = variant_verdict_from_json(v.to_json(), "test");
-  EXPECT_EQ(variant_of(back, "test").name(), spec.name());
+  const VariantVerdict back = VariantVerdict::from_json(v.to_json(), "test");
+  EXPECT_EQ(back.variant.name(), spec.name());
+  EXPECT_TRUE(back.variant.specialized());
   EXPECT_EQ(back.binding, v.binding);
   // Older records have no "specialized"/"against" fields: the names say it.
-  VariantVerdict old;
-  old.pipeline = "O0~O3";
-  EXPECT_EQ(variant_of(old, "test").against->name, "O0");
-  EXPECT_EQ(variant_of(old, "test").pipeline.name, "O3");
-  old.pipeline = "O9";
-  EXPECT_THROW(variant_of(old, "verdict.json"), UserError);
-  EXPECT_THROW(variant_verdict_from_json(nlohmann::json{{"pipeline", "O3"}, {"kind", "exploded"}}, "v.json"),
+  const VariantId old = VariantId::from_json(nlohmann::json{{"pipeline", "O0~O3"}}, "test");
+  ASSERT_TRUE(old.against);
+  EXPECT_EQ(old.against->name(), "O0");
+  EXPECT_EQ(old.tested.pipeline.name, "O3");
+  EXPECT_THROW(VariantId::from_json(nlohmann::json{{"pipeline", "O9"}}, "verdict.json"), UserError);
+  EXPECT_THROW(VariantVerdict::from_json(nlohmann::json{{"pipeline", "O3"}, {"kind", "exploded"}}, "v.json"),
                UserError);
 }
 
 TEST(Variant, TheRecordedFailureIsTheVariantWithTheVerdictsSignature) {
   VariantVerdict ok, first, chosen;
-  ok.pipeline = "O0";
-  first.pipeline = "O1";
+  ok.variant = named_variant("O0", "test");
+  first.variant = named_variant("O1", "test");
   first.kind = VerdictKind::Mismatch;
   first.output_op = "mul";
-  chosen.pipeline = "O3-specialized";
-  chosen.specialized = true;
+  chosen.variant = specialized_variant(pipeline::find_pipeline("O3"));
   chosen.kind = VerdictKind::Mismatch;
   chosen.output_op = "tanh";
   chosen.binding = {{"n", 5}};
   chosen.cpu_ms = 400;
   nlohmann::json verdict = {{"variants", {ok.to_json(), first.to_json(), chosen.to_json()}},
-                            {"signature", chosen.signature()}};
+                            {"signature", chosen.signature().str()}};
   const Program p = parse_program(kMulTanh, "mt.ir");
   const auto run = recorded_failing_run(p, verdict, "verdict.json");
   ASSERT_TRUE(run);
   EXPECT_EQ(run->variant.name(), "O3-specialized");
-  EXPECT_TRUE(run->variant.specialized);
+  EXPECT_TRUE(run->variant.specialized());
   EXPECT_EQ(run->binding, chosen.binding);
   EXPECT_EQ(run->work_cpu_seconds, 0.4);
   verdict.erase("signature");
   EXPECT_EQ(recorded_failing_run(p, verdict, "verdict.json")->variant.name(), "O1") << "else the first failure";
   // A compile failure has no binding of its own: reduction still needs one for sizes and inputs.
   VariantVerdict crash;
-  crash.pipeline = "O1";
+  crash.variant = named_variant("O1", "test");
   crash.kind = VerdictKind::CompileCrash;
-  crash.stage = "LegalizeOps";
+  crash.stage = Stage::compile("LegalizeOps");
   verdict = {{"variants", {crash.to_json()}}};
   const auto crashed = recorded_failing_run(p, verdict, "verdict.json");
   ASSERT_TRUE(crashed);
@@ -129,7 +126,7 @@ TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
   EXPECT_TRUE(r.reproduces) << r.reduced_failure.message;
   EXPECT_TRUE(r.passes_without_faults);
   EXPECT_EQ(r.reduced.program.num_calls(), 1u) << print(r.reduced.program);
-  EXPECT_TRUE(r.reduced_failure.specialized);
+  EXPECT_TRUE(r.reduced_failure.variant.specialized());
   const Program written = parse_program(read_text_file((dir / "repro.ir").string()), "repro.ir");
   for (const auto& d : written.dims()) EXPECT_EQ(d.range.lo, d.range.hi) << "dims fixed to the failing binding";
   EXPECT_NE(read_text_file((dir / "report.md").string()).find("shape-specialized"), std::string::npos);
@@ -137,7 +134,7 @@ TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
   const auto again =
       recorded_failing_run(p, nlohmann::json::parse(read_text_file((dir / "verdict.json").string())), "verdict.json");
   ASSERT_TRUE(again);
-  EXPECT_TRUE(again->variant.specialized);
+  EXPECT_TRUE(again->variant.specialized());
   fs::remove_all(dir);
 }
 
@@ -145,8 +142,7 @@ TEST(Variant, ACrossCheckFailureReducesAsTheDisagreementOfTwoCompiles) {
   const faults::ScopedFaults on({"schedule-reduction-tail"});
   const Program p = parse_program(kSum, "s.ir");
   FailingRun failing;
-  failing.variant.pipeline = pipeline::find_pipeline("O3");
-  failing.variant.against = pipeline::find_pipeline("O0");
+  failing.variant = VariantId(named_variant("O3", "test"), named_variant("O0", "test"));
   failing.binding = {{"n", 2}};
   failing.verdict.kind = VerdictKind::Mismatch;
   const ReductionReport r = reduce_failure(p, failing, quiet(), {}, "");
@@ -174,10 +170,10 @@ TEST(Variant, ACampaignAttributesAFailureToItsFaultsOnlyWhereTheCleanCompilerPas
   const CampaignSummary s = run_campaign(c);
   int not_attributable = 0;
   for (const auto& rec : read_campaign_journal(dir.string()).records) {
-    if (!rec.contains("signature")) continue;
-    ASSERT_TRUE(rec.contains("attributable")) << rec.dump();
-    const std::string sig = rec["signature"];
-    if (rec["attributable"]) {
+    if (!rec.signature) continue;
+    ASSERT_TRUE(rec.attributable.has_value()) << rec.to_json().dump();
+    const std::string sig = rec.signature->str();
+    if (*rec.attributable) {
       EXPECT_EQ(sig.find("mul"), std::string::npos) << "a mul failure is the other bug's: " << sig;
     } else {
       ++not_attributable;
@@ -185,8 +181,8 @@ TEST(Variant, ACampaignAttributesAFailureToItsFaultsOnlyWhereTheCleanCompilerPas
   }
   EXPECT_GT(not_attributable, 0) << "programs with a mul fail without the injected fault too";
   for (const auto& f : s.failures) {
-    if (f.signature.find("output of mul") != std::string::npos) {
-      EXPECT_FALSE(f.attributable) << f.signature;
+    if (f.signature.str().find("output of mul") != std::string::npos) {
+      EXPECT_FALSE(f.attributable) << f.signature.str();
     }
   }
   fs::remove_all(dir);

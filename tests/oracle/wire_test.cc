@@ -28,5 +28,17 @@ TEST(Wire, TruncatedOrPaddedStreamsAreRefused) {
   EXPECT_THROW(decode_tensors(s + "x"), InternalError);
 }
 
+TEST(Wire, StagesSurviveARoundTripAndBadOnesAreRefused) {
+  for (const Stage& stage : {Stage::reference(), Stage::compile(), Stage::compile("FuseOps"), Stage::codegen(),
+                             Stage::run({}), Stage::run({{"m", 3}, {"n", -7}}), Stage::compare()}) {
+    EXPECT_EQ(decode_stage(encode_stage(stage)), stage) << stage.describe();
+  }
+  EXPECT_EQ(decode_stage(""), Stage::compile()) << "a child that died before its first stage was compiling";
+  const std::string s = encode_stage(Stage::run({{"n", 3}}));
+  EXPECT_THROW(decode_stage(s.substr(0, s.size() - 1)), InternalError);
+  EXPECT_THROW(decode_stage(s + "x"), InternalError);
+  EXPECT_THROW(decode_stage(std::string(1, '\x09') + s.substr(1)), InternalError) << "no stage kind 9";
+}
+
 }  // namespace
 }  // namespace difftest::oracle

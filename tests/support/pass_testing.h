@@ -22,6 +22,7 @@
 #include "compiler/loop/verifier.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/pass_manager.h"
+#include "oracle/check/case.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
 #include "reference/summary.h"
@@ -85,6 +86,16 @@ inline tolerance::Options probabilistic() {
   return o;
 }
 
+// The cases these properties compare with: inputs from seed 1, the probabilistic sound bounds
+// (a pass may reorder sums; the statistical tier is the check's business, not a pass test's).
+inline oracle::CaseOptions sound_cases() {
+  oracle::CaseOptions o;
+  o.input_seed = 1;
+  o.tolerance = probabilistic();
+  o.ensemble.members = 0;
+  return o;
+}
+
 inline std::string describe_failures(const tolerance::Comparison& c) {
   std::string out;
   for (const auto& o : c.outputs) {
@@ -100,15 +111,14 @@ inline std::string describe_failures(const tolerance::Comparison& c) {
 // within the bounds of `before`. Programs whose reference is invalid under a binding (NaN/Inf)
 // are skipped for that binding.
 inline ::testing::AssertionResult preserves_reference(const Program& before, const Program& after) {
-  const tolerance::Options opt = probabilistic();
+  const oracle::CaseOptions options = sound_cases();
   for (const sym::Env& env : reference::standard_bindings(before)) {
-    const auto inputs = reference::generate_inputs(before, env, 1);
-    const auto bounds = tolerance::bound_program(before, env, inputs, opt);
-    if (bounds.invalid) continue;
+    const oracle::Case bounded = oracle::make_case(before, env, options);
+    if (bounded.invalid()) continue;
     sym::Env after_env;
     for (const auto& d : after.dims()) after_env[d.name] = env.at(d.name);
-    const auto got = reference::evaluate(after, after_env, inputs, reference::Mode::Native).outputs;
-    const auto c = tolerance::compare_outputs(before, bounds, got, opt);
+    const auto got = reference::evaluate(after, after_env, bounded.inputs, reference::Mode::Native).outputs;
+    const auto c = bounded.compare(before, got, options.tolerance);
     if (!c.passed()) {
       return ::testing::AssertionFailure() << "under " << reference::binding_str(env) << ":\n"
                                            << describe_failures(c) << "before:\n"
@@ -123,12 +133,11 @@ inline ::testing::AssertionResult preserves_reference(const Program& before, con
 // `shown` is printed with a failure (the program or the module).
 inline ::testing::AssertionResult executable_agrees(const Program& p, const runtime::Executable& exe,
                                                     const std::string& shown) {
-  const tolerance::Options opt = probabilistic();
+  const oracle::CaseOptions options = sound_cases();
   for (const sym::Env& env : reference::standard_bindings(p)) {
-    const auto inputs = reference::generate_inputs(p, env, 1);
-    const auto bounds = tolerance::bound_program(p, env, inputs, opt);
-    if (bounds.invalid) continue;
-    const auto c = tolerance::compare_outputs(p, bounds, exe.run(inputs, env), opt);
+    const oracle::Case bounded = oracle::make_case(p, env, options);
+    if (bounded.invalid()) continue;
+    const auto c = bounded.compare(p, exe.run(bounded.inputs, env), options.tolerance);
     if (!c.passed()) {
       return ::testing::AssertionFailure() << "under " << reference::binding_str(env) << ":\n"
                                            << describe_failures(c) << shown;

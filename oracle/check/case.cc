@@ -1,0 +1,32 @@
+#include "oracle/check/case.h"
+
+#include <chrono>
+
+#include "oracle/check/clock.h"
+#include "reference/inputs.h"
+
+namespace difftest::oracle {
+
+tolerance::Comparison Case::compare(const Program& p, const std::vector<Tensor>& got,
+                                    const tolerance::Options& options) const {
+  return tolerance::compare_outputs(p, bounds, got, options, calibration ? &*calibration : nullptr);
+}
+
+Case make_case(const Program& p, const sym::Env& given, const CaseOptions& options,
+               std::optional<std::map<std::string, Tensor>> inputs) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Case c;
+  c.env = reference::resolve_binding(p, given, inputs ? &*inputs : nullptr);
+  tolerance::require_bounding_memory(p, c.env);
+  c.inputs = inputs ? std::move(*inputs) : reference::generate_inputs(p, c.env, options.input_seed);
+  c.bounds = tolerance::bound_program(p, c.env, c.inputs, options.tolerance);
+  if (!c.bounds.invalid && options.ensemble.members > 0) {
+    tolerance::EnsembleOptions ensemble = options.ensemble;
+    ensemble.seed = options.input_seed;
+    c.calibration = tolerance::calibrate(p, c.env, c.inputs, c.bounds, options.tolerance, ensemble);
+  }
+  c.reference_ms = ms_since(t0);
+  return c;
+}
+
+}  // namespace difftest::oracle
