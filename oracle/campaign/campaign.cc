@@ -24,10 +24,11 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
+#include "oracle/campaign/reproducer.h"
+#include "oracle/campaign/worker.h"
 #include "oracle/check/clock.h"
 #include "oracle/check/isolate.h"
 #include "oracle/io/output_paths.h"
-#include "oracle/campaign/reproducer.h"
 
 namespace difftest::oracle {
 
@@ -44,125 +45,6 @@ uint64_t parse_u64(const std::string& text, const std::string& flag, const std::
     throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' has a number larger than 2^64-1", flag, whole));
   }
   return v;
-}
-
-// ------------------------------------------------------------------------------ the worker
-
-// Checks one seed; the journal record. Exceptions become harness errors: the generator and
-// the reference are difftest's own code, so a throw there is never the compiler's fault.
-// Whether the clean compiler's verdict shows a failure for the variant `v` of the same program:
-// the same pipeline under the same binding, or a compile of that pipeline that failed (which
-// has no binding of its own).
-bool fails_clean(const Verdict& clean, const VariantVerdict& v) {
-  return std::any_of(clean.variants.begin(), clean.variants.end(), [&](const VariantVerdict& c) {
-    return is_failure(c.kind) && c.variant.name() == v.variant.name() &&
-           (c.binding == v.binding || c.stage.kind != Stage::Kind::Compare);
-  });
-}
-
-// The failure the record names: with faults injected, the first one the compiler without them
-// does not show (`attributable` false when every failure shows there too).
-const VariantVerdict* attributed_failure(const Program& p, const Verdict& v, const CampaignOptions& o,
-                                         bool& attributable) {
-  attributable = true;
-  const VariantVerdict* first = v.first_failure();
-  if (!first || o.faults.empty()) return first;
-  const faults::ScopedFaults off(faults::ScopedFaults::Off{}, o.faults);
-  const Verdict clean = check_program(p, o.check);
-  for (const auto& var : v.variants) {
-    if (is_failure(var.kind) && !fails_clean(clean, var)) return &var;
-  }
-  attributable = false;
-  return first;
-}
-
-SeedRecord check_seed(uint64_t seed, const CampaignOptions& o) {
-  SeedRecord rec;
-  rec.seed = seed;
-  try {
-    const auto t0 = std::chrono::steady_clock::now();
-    const Program p = generate_program(seed, o.generator);
-    const double generate_ms = seconds_since(t0) * 1000;
-    Verdict v = check_program(p, o.check);
-    v.times.generate = generate_ms;
-    rec.hash = v.hash;
-    rec.kind = v.overall();
-    rec.times = v.times;
-    for (const auto& var : v.variants) {
-      rec.worst_ratio = std::max(rec.worst_ratio, var.worst_ratio);
-      rec.worst_excess = std::max(rec.worst_excess, var.worst_excess);
-    }
-    rec.refuted_timeouts = v.refuted_timeouts();
-    bool attributable = true;
-    if (const VariantVerdict* f = attributed_failure(p, v, o, attributable)) {
-      rec.signature = f->signature();
-      if (!o.faults.empty()) rec.attributable = attributable;
-      rec.detail = std::move(v);
-    } else if (v.overall() == VerdictKind::InvalidProgram) {
-      for (const auto& var : v.variants) {
-        if (var.kind == VerdictKind::InvalidProgram) rec.message = var.message;
-      }
-    }
-  } catch (const std::exception& e) {
-    rec = SeedRecord{};
-    rec.seed = seed;
-    rec.harness_error = true;
-    rec.signature = harness_error_signature(e.what());
-    rec.message = e.what();
-  }
-  return rec;
-}
-
-// Reads seeds, one per line, from `in` until EOF; writes one record per line to `out`.
-[[noreturn]] void worker_main(int in, int out, const CampaignOptions& o) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed campaign takes its workers with it
-  std::string buffer;
-  char chunk[256];
-  for (;;) {
-    const size_t nl = buffer.find('\n');
-    if (nl == std::string::npos) {
-      const ssize_t n = ::read(in, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) ::_exit(0);
-      buffer.append(chunk, static_cast<size_t>(n));
-      continue;
-    }
-    const uint64_t seed = std::strtoull(buffer.substr(0, nl).c_str(), nullptr, 10);
-    buffer.erase(0, nl + 1);
-    if (!write_all(out, check_seed(seed, o).to_json().dump() + "\n")) ::_exit(1);
-  }
-}
-
-struct Worker {
-  pid_t pid = -1;
-  int to = -1, from = -1;
-  std::optional<uint64_t> seed;  // the seed it is checking
-  std::string buffer;
-};
-
-Worker spawn_worker(const CampaignOptions& o, const std::vector<Worker>& others) {
-  int down[2], up[2];
-  if (::pipe(down) != 0 || ::pipe(up) != 0) throw std::runtime_error("pipe() failed");
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork() failed");
-  if (pid == 0) {
-    ::close(down[1]);
-    ::close(up[0]);
-    for (const auto& w : others) {
-      if (w.to >= 0) ::close(w.to);
-      if (w.from >= 0) ::close(w.from);
-    }
-    worker_main(down[0], up[1], o);
-  }
-  ::close(down[0]);
-  ::close(up[1]);
-  ::fcntl(down[1], F_SETFD, FD_CLOEXEC);
-  ::fcntl(up[0], F_SETFD, FD_CLOEXEC);
-  Worker w;
-  w.pid = pid;
-  w.to = down[1];
-  w.from = up[0];
-  return w;
 }
 
 // ------------------------------------------------------------------------------ the journal

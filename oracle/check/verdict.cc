@@ -48,8 +48,9 @@ std::string format_duration(double seconds) {
 }
 
 Signature VariantVerdict::signature() const {
-  const std::string what = is_output_finding(kind) ? "output of " + output_op : normalize_message(message);
-  return {verdict_kind_name(kind), variant.signature_place(), stage.name(), what};
+  // Masked whole: an op's own digits too ("output of atanN"), as signatures always were.
+  const std::string what = is_output_finding(kind) ? "output of " + output_op : message;
+  return {verdict_kind_name(kind), variant.signature_place(), stage.name(), normalize_message(what)};
 }
 
 nlohmann::json VariantVerdict::to_json() const {

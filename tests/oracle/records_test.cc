@@ -9,6 +9,7 @@
 #include "oracle/campaign/record.h"
 #include "oracle/check/signature.h"
 #include "oracle/check/stage.h"
+#include "oracle/check/verdict.h"
 
 namespace difftest::oracle {
 namespace {
@@ -44,6 +45,22 @@ TEST(Records, SignaturesReadAsTheyAreWritten) {
   }
   // Sets of signatures list them in the order of their text, as baselines always have.
   EXPECT_LT(*Signature::parse("mismatch|O10|compare|x"), *Signature::parse("mismatch|O1|compare|x"));
+}
+
+// A verdict's signature masks numbers wherever they are, in an op's name too: baselines of
+// earlier versions hold "output of atanN".
+TEST(Records, AVerdictsSignatureMasksEveryNumber) {
+  VariantVerdict v;
+  v.variant = named_variant("O3", "test");
+  v.kind = VerdictKind::Mismatch;
+  v.stage = Stage::compare();
+  v.output_op = "atan2";
+  v.message = "3 of 8 elements of %y";
+  EXPECT_EQ(v.signature().str(), "mismatch|O3|compare|output of atanN");
+  v.kind = VerdictKind::CompileCrash;
+  v.stage = Stage::compile("FuseOps");
+  v.message = "killed by signal 11 in @p at [2, 3]";
+  EXPECT_EQ(v.signature().str(), "compile_crash|O3|FuseOps|killed by signal N in @_ at [_]");
 }
 
 TEST(Records, StagesHaveANameForSignaturesAndADescriptionForPeople) {
