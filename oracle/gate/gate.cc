@@ -138,6 +138,8 @@ void run_seeds(const GateOptions& o, const Deadline& deadline, GateResult& r,
                       s.status.done, s.status.total, r.seeds_not_reached));
     }
   }
+  // In seed order, not the order the workers finished in: the same run reads the same.
+  std::sort(records.begin(), records.end(), [](const SeedRecord& a, const SeedRecord& b) { return a.seed < b.seed; });
   const auto reproducers = saved_reproducers(s);
   std::map<uint64_t, GateCase> batches;
   std::map<uint64_t, std::map<std::string, int64_t>> kinds;
