@@ -65,6 +65,9 @@ struct Case {
 Case make_case(const std::string& label, const Program& p, const sym::Env& env, int members) {
   Case c{label, p, {}, {}, {}};
   c.options.ensemble.members = members;
+  // The check's compile-run path runs each pipeline in a child under a CPU budget; a
+  // measurement on a slow host must not turn into a timeout.
+  c.options.limits.cpu_seconds = 600;
   c.bounded = oracle::make_case(p, env, c.options.cases());
   if (!c.bounded.invalid()) c.native = reference::evaluate(p, env, c.bounded.inputs, reference::Mode::Native).outputs;
   return c;
