@@ -25,38 +25,6 @@ namespace difftest::oracle {
 
 namespace {
 
-// The child's work: compile once, run every case; returns the compile's time and kernel count,
-// then per case the run's time and outputs. It reports each pass, code generation, then each
-// run as its stage.
-std::string compile_and_run(const Program& p, const pipeline::Pipeline& pipe, const std::vector<const Case*>& cases,
-                            Progress& progress) {
-  progress.stage(encode_stage(Stage::compile()));
-  auto t0 = std::chrono::steady_clock::now();
-  pipeline::RunOptions run_options;
-  run_options.bisect_limit = pipe.bisect_limit;
-  run_options.before_pass = [&](const std::string& pass) { progress.stage(encode_stage(Stage::compile(pass))); };
-  pipeline::Lowered lowered = pipeline::run_passes(p, pipe.passes, run_options);
-  progress.stage(encode_stage(Stage::codegen()));
-  const runtime::Executable exe(std::move(lowered.graph), std::move(lowered.module),
-                                codegen::JitOptions{pipe.llvm_opt_level, pipe.fma_contraction});
-  const double compile_ms = ms_since(t0);
-  const auto kernels = static_cast<uint64_t>(exe.module().funcs.size());
-  std::string out;
-  out.append(reinterpret_cast<const char*>(&compile_ms), sizeof compile_ms);
-  out.append(reinterpret_cast<const char*>(&kernels), sizeof kernels);
-  for (const Case* c : cases) {
-    progress.stage(encode_stage(Stage::run(c->env)));
-    t0 = std::chrono::steady_clock::now();
-    const std::string encoded = encode_tensors(exe.run(c->inputs, c->env));
-    const double run_ms = ms_since(t0);
-    const auto n = static_cast<uint64_t>(encoded.size());
-    out.append(reinterpret_cast<const char*>(&run_ms), sizeof run_ms);
-    out.append(reinterpret_cast<const char*>(&n), sizeof n);
-    out += encoded;
-  }
-  return out;
-}
-
 VerdictKind failure_kind(const ChildOutcome& o, const Stage& stage) {
   const bool compiling = stage.compiling();
   switch (o.status) {
@@ -204,20 +172,24 @@ ChildOutcome run_confirmed(const std::function<std::string(Progress&)>& work, co
   return outcome;
 }
 
-// What one compile's child returned.
-struct CompiledRun {
+// One variant's outputs and their comparisons, per case.
+struct VariantRun {
   size_t kernels = 0;
-  std::vector<CaseOutputs> cases;  // per case run, in order
+  std::vector<CaseOutputs> cases;  // per case, in order
 };
 
 // Compiles `variant` (of `p`, with its dims fixed when it is a specialized compile) in a child
 // and runs it under `cases`; appends one variant verdict per case (compared with the bounds of
 // `p`) or one failure. Returns the outputs per case when the child finished. A child stopped at
 // the caller's deadline marks the verdict cancelled.
-std::optional<CompiledRun> run_variant(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
-                                       const CheckOptions& options, Verdict& verdict) {
+std::optional<VariantRun> run_variant(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
+                                      const CheckOptions& options, Verdict& verdict) {
+  // A specialized compile has one case: the binding its dims are fixed to.
   const Program compiled = variant.kind == VariantKind::Specialized ? passes::fix_dims(p, cases.front()->env) : p;
-  auto work = [&](Progress& progress) { return compile_and_run(compiled, variant.pipeline, cases, progress); };
+  const CompilerUnderTest& compiler = options.compiler ? *options.compiler : builtin_compiler();
+  auto work = [&](Progress& progress) {
+    return encode_compiled_runs(compiler.compile_and_run(compiled, variant, cases, progress));
+  };
   VariantVerdict base;
   base.variant = variant;
   ChildOutcome outcome;
@@ -247,36 +219,26 @@ std::optional<CompiledRun> run_variant(const Program& p, const Variant& variant,
     verdict.variants.push_back(std::move(v));
     return std::nullopt;
   }
-  const std::string& s = outcome.payload;
-  size_t at = 0;
-  auto take = [&](auto& value) {
-    std::memcpy(&value, s.data() + at, sizeof value);
-    at += sizeof value;
-  };
-  double compile_ms = 0;
-  uint64_t kernels = 0;
-  take(compile_ms);
-  take(kernels);
-  verdict.times.compile += compile_ms;
-  CompiledRun run;
-  run.kernels = kernels;
-  for (const Case* c : cases) {
+  CompiledRuns compiled_runs = decode_compiled_runs(outcome.payload);
+  DT_CHECK(compiled_runs.runs.size() == cases.size(), "a compile returned another number of runs than it had cases");
+  verdict.times.compile += compiled_runs.compile_ms;
+  VariantRun run;
+  run.kernels = compiled_runs.kernels;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case* c = cases[i];
     VariantVerdict v = base;
     v.binding = c->env;
-    v.compile_ms = compile_ms;
+    v.compile_ms = compiled_runs.compile_ms;
     v.cpu_ms = outcome.cpu_seconds * 1000;
     v.tries = tries;
-    uint64_t n = 0;
-    take(v.run_ms);
-    take(n);
+    v.run_ms = compiled_runs.runs[i].run_ms;
     verdict.times.run += v.run_ms;
     const auto t0 = std::chrono::steady_clock::now();
     CaseOutputs got;
-    got.outputs = decode_tensors(s.substr(at, n));
+    got.outputs = std::move(compiled_runs.runs[i].outputs);
     got.comparison = c->compare(p, got.outputs, options.tolerance);
     judge(p, got.comparison, options, v);
     verdict.times.compare += ms_since(t0);
-    at += n;
     verdict.variants.push_back(std::move(v));
     run.cases.push_back(std::move(got));
   }
@@ -345,11 +307,8 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
   }
   if (cases.empty()) return verdict;
   // Named pipelines first; the rest (custom lists, random orders) have their passes recorded.
-  std::vector<Variant> variants;
-  for (const auto& name : options.pipelines)
-    variants.push_back(Variant{VariantKind::Named, pipeline::find_pipeline(name)});
-  for (const auto& custom : options.custom) variants.push_back(variant_of_pipeline(custom));
-  for (auto& order : random_pass_orders(p, options.random_orders)) variants.push_back(variant_of_pipeline(order));
+  const CompilerUnderTest& compiler = options.compiler ? *options.compiler : builtin_compiler();
+  const std::vector<Variant> variants = compiler.variants(p, options);
   std::vector<const Case*> all_cases;
   for (const auto& c : cases) all_cases.push_back(&c);
   // Once one variant's timeout is confirmed, the program hangs for a fact: the timeouts of its
@@ -360,32 +319,37 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
       if (v.kind == VerdictKind::Timeout && v.tries.size() == 2) running.confirm_timeouts = false;
     }
   };
-  std::map<std::string, CompiledRun> runs;  // variant -> its outputs per case, when it ran
+  std::map<std::string, VariantRun> runs;  // variant -> its outputs per case, when it ran
   for (const Variant& variant : variants) {
     if (auto run = run_variant(p, variant, all_cases, running, verdict)) runs[variant.name()] = std::move(*run);
     if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
     after_variant();
   }
+  const auto variant_named = [&](const std::string& name) -> const Variant* {
+    for (const Variant& v : variants) {
+      if (v.name() == name) return &v;
+    }
+    return nullptr;
+  };
   // Symbolic vs shape-specialized: the last named pipeline again, on the program with its dims
-  // fixed to one binding's values (the middle one) and SpecializeShapes in front.
-  if (options.specialize && !options.pipelines.empty() && !p.dims().empty()) {
-    const Variant symbolic{VariantKind::Named, pipeline::find_pipeline(options.pipelines.back())};
+  // fixed to one binding's values (the middle one), as the compiler specializes it.
+  const Variant* symbolic = options.pipelines.empty() ? nullptr : variant_named(options.pipelines.back());
+  const std::optional<Variant> specialized =
+      options.specialize && symbolic && !p.dims().empty() ? compiler.specialized(*symbolic) : std::nullopt;
+  if (specialized) {
     const size_t i = cases.size() > 1 ? 1 : 0;
-    const Variant specialized = specialized_variant(symbolic.pipeline);
-    const auto got = run_variant(p, specialized, {&cases[i]}, running, verdict);
+    const auto got = run_variant(p, *specialized, {&cases[i]}, running, verdict);
     if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
-    if (got && runs.count(symbolic.name())) {
-      verdict.variants.push_back(cross_check(p, cases[i], symbolic, runs[symbolic.name()].cases[i].outputs, specialized,
-                                             got->cases.front().outputs, options.tolerance));
+    if (got && runs.count(symbolic->name())) {
+      verdict.variants.push_back(cross_check(p, cases[i], *symbolic, runs[symbolic->name()].cases[i].outputs,
+                                             *specialized, got->cases.front().outputs, options.tolerance));
     }
   }
   for (const auto& [a, b] : options.cross_checks) {
     if (!runs.count(a) || !runs.count(b)) continue;
-    const Variant va{VariantKind::Named, pipeline::find_pipeline(a)},
-        vb{VariantKind::Named, pipeline::find_pipeline(b)};
     for (size_t i = 0; i < cases.size(); ++i) {
-      verdict.variants.push_back(
-          cross_check(p, cases[i], va, runs[a].cases[i].outputs, vb, runs[b].cases[i].outputs, options.tolerance));
+      verdict.variants.push_back(cross_check(p, cases[i], *variant_named(a), runs[a].cases[i].outputs,
+                                             *variant_named(b), runs[b].cases[i].outputs, options.tolerance));
     }
   }
   return verdict;

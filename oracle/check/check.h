@@ -8,6 +8,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/pipeline/pipelines.h"
 #include "oracle/check/case.h"
+#include "oracle/check/compiler.h"
 #include "oracle/check/isolate.h"
 #include "oracle/check/variant.h"
 #include "oracle/check/verdict.h"
@@ -50,6 +51,9 @@ struct CheckOptions {
   bool isolate = true;     // false: in process (for debugging; a crash takes the harness down)
   // Stop at the first failing variant (what bisection and reduction need to start from).
   bool first_failure_only = false;
+
+  // The compiler under test (compiler.h); nullptr: the builtin one.
+  const CompilerUnderTest* compiler = nullptr;
 
   // How each binding's case is built (check/case.h).
   CaseOptions cases() const { return {input_seed, tolerance, ensemble}; }

@@ -16,8 +16,6 @@
 
 namespace difftest::oracle {
 
-inline constexpr const char* kDifftestVersion = "0.1.0";
-
 // The first failure check_program(p, options) shows, whichever variant showed it (a pipeline,
 // a random order, the specialized compile, a cross-check); nullopt when there is none.
 std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions& options);

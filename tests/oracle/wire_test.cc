@@ -28,6 +28,27 @@ TEST(Wire, TruncatedOrPaddedStreamsAreRefused) {
   EXPECT_THROW(decode_tensors(s + "x"), InternalError);
 }
 
+TEST(Wire, ACompilesRunsSurviveARoundTrip) {
+  CompiledRuns runs;
+  runs.compile_ms = 12.5;
+  runs.kernels = 7;
+  for (int i = 0; i < 2; ++i) {
+    Tensor t(DType::f32, {2, 2});
+    for (int64_t k = 0; k < 4; ++k) t.set(k, static_cast<double>(i * 10 + k));
+    runs.runs.push_back({0.25 * (i + 1), {t, Tensor(DType::i32, {3})}});
+  }
+  const std::string s = encode_compiled_runs(runs);
+  const CompiledRuns back = decode_compiled_runs(s);
+  EXPECT_EQ(back.compile_ms, 12.5);
+  EXPECT_EQ(back.kernels, 7u);
+  ASSERT_EQ(back.runs.size(), 2u);
+  EXPECT_EQ(back.runs[1].run_ms, 0.5);
+  ASSERT_EQ(back.runs[1].outputs.size(), 2u);
+  EXPECT_TRUE(back.runs[1].outputs[0].same_bytes(runs.runs[1].outputs[0]));
+  EXPECT_THROW(decode_compiled_runs(s.substr(0, s.size() - 1)), InternalError);
+  EXPECT_THROW(decode_compiled_runs(s + "x"), InternalError);
+}
+
 TEST(Wire, StagesSurviveARoundTripAndBadOnesAreRefused) {
   for (const Stage& stage : {Stage::reference(), Stage::compile(), Stage::compile("FuseOps"), Stage::codegen(),
                              Stage::run({}), Stage::run({{"m", 3}, {"n", -7}}), Stage::compare()}) {
