@@ -26,7 +26,7 @@
 #include "oracle/check/case.h"
 #include "oracle/check/check.h"
 #include "oracle/io/output_paths.h"
-#include "oracle/reduce/campaign_reduce.h"
+#include "oracle/campaign/campaign_reduce.h"
 #include "oracle/reduce/reduce_failure.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"

@@ -7,7 +7,7 @@
 
 #include "compiler/faults/faults.h"
 #include "oracle/campaign/campaign.h"
-#include "oracle/reduce/campaign_reduce.h"
+#include "oracle/campaign/campaign_reduce.h"
 
 namespace difftest::oracle {
 

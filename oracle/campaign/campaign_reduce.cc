@@ -1,4 +1,4 @@
-#include "oracle/reduce/campaign_reduce.h"
+#include "oracle/campaign/campaign_reduce.h"
 
 #include <fmt/format.h>
 
