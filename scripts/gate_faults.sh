@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gate_faults.sh DIFFTEST [COUNT]: with each of COUNT faults of the catalog on, `difftest gate`
 # over corpus/faults (one reduced reproducer per fault, each expected to pass with its fault off)
-# must fail (exit 1): the gate still catches a broken pass. The short timeout is for
+# must fail (exit 1): the gate still catches a broken pass. `--fail-on outlier`: a fault the
+# statistical tier finds (bf16-round-truncates: outliers and bias only) must fail it too. The short timeout is for
 # codegen-stuck-loop, whose hangs each cost it; nothing else comes near it on these programs. The sample rotates
 # with the commit (its hash picks where in the sorted catalog to start), so successive commits
 # cover every fault while each CI run checks only a few; the same commit checks the same ones.
@@ -19,7 +20,7 @@ trap 'rm -rf "$out"' EXIT
 status=0
 for ((i = 0; i < count && i < n; ++i)); do
   fault=${faults[$(( (start + i) % n ))]}
-  "$difftest" gate --corpus corpus/faults --inject "$fault" --fail-fast --timeout 2 --out "$out/gate" > "$out/log" 2>&1
+  "$difftest" gate --corpus corpus/faults --inject "$fault" --fail-fast --fail-on outlier --timeout 2 --out "$out/gate" > "$out/log" 2>&1
   code=$?
   if [ "$code" -eq 1 ]; then
     echo "gate_faults: $fault: the gate failed, as it must, at $(grep '^NEW' "$out/log" | head -1 | awk '{print $2}')"
