@@ -24,8 +24,10 @@ class BuiltinCompiler final : public CompilerUnderTest {
     std::vector<Variant> out;
     for (const auto& name : options.pipelines)
       out.push_back(Variant{VariantKind::Named, pipeline::find_pipeline(name)});
-    for (const auto& custom : options.custom) out.push_back(variant_of_pipeline(custom));
-    for (auto& order : random_pass_orders(p, options.random_orders)) out.push_back(variant_of_pipeline(order));
+    for (const auto& custom : options.custom) out.push_back(custom_variant(custom));
+    for (auto& order : random_pass_orders(p, options.random_orders)) {
+      out.push_back(Variant{VariantKind::RandomOrder, std::move(order)});
+    }
     return out;
   }
 

@@ -4,20 +4,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <map>
 #include <optional>
 
 #include "compiler/faults/faults.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/specialize_shapes.h"
-#include "compiler/pipeline/compile.h"
 #include "fuzz/rng.h"
 #include "oracle/check/clock.h"
-#include "oracle/check/strategies.h"
 #include "oracle/check/wire.h"
 #include "reference/inputs.h"
-#include "reference/summary.h"
 #include "tolerance/bounds.h"
 #include "tolerance/compare.h"
 

@@ -38,7 +38,9 @@ Variant specialized_variant(const pipeline::Pipeline& base);
 Variant custom_variant(pipeline::Pipeline pipe);
 // The "variant" of an invalid_program verdict, named "reference".
 Variant reference_variant();
-// A named pipeline when `pipe` is one exactly (same name and passes), else a custom list.
+// The variant of a pipeline whose origin is not known (a recorded one, a bisection probe): a
+// named pipeline when `pipe` is one exactly (same name, passes and settings), a random order
+// when its name is one ("order2"), else a custom list.
 Variant variant_of_pipeline(const pipeline::Pipeline& pipe);
 
 struct VariantId {
