@@ -50,6 +50,7 @@ void add_check_flags(CLI::App* app, CheckFlags& f, bool with_save) {
   app->add_option("--opt", f.opt, "comma-separated pipelines (default O0,O1,O2,O3; none: only --passes/--orders)");
   app->add_option("--passes", f.passes, "also check this pass list a,b,c (see --list-passes)");
   app->add_option("--passes-llvm", f.passes_llvm, "LLVM level 0..3 for --passes (default 0)")->check(CLI::Range(0, 3));
+  app->add_flag("--passes-fma", f.passes_fma, "with --passes: let LLVM contract a*b+c into FMAs");
   app->add_option("--orders", f.orders, "random valid pass orders to check besides the pipelines (default 2)")
       ->check(CLI::Range(0, 64));
   app->add_option("--timeout", f.timeout,
@@ -111,6 +112,7 @@ difftest::oracle::CheckOptions check_options(const CheckFlags& f) {
   if (!f.passes.empty()) {
     difftest::pipeline::Pipeline custom{"custom", difftest::pipeline::parse_pass_list(f.passes, "--passes"),
                                         f.passes_llvm};
+    custom.fma_contraction = f.passes_fma;
     options.custom.push_back(std::move(custom));
   }
   options.random_orders = f.orders;

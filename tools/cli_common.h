@@ -26,7 +26,7 @@ struct CheckFlags {
   double timeout = 10;
   int random_bindings = 2;
   int members = difftest::tolerance::EnsembleOptions{}.members;
-  bool json = false;
+  bool json = false, passes_fma = false;
   difftest::tolerance::Options tolerance = difftest::oracle::CheckOptions{}.tolerance;
   CLI::App* app = nullptr;  // where the flags were added: to ask which were given
 

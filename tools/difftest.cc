@@ -389,10 +389,9 @@ int run_run(const RunFlags& rf) {
   }
   options.tolerance = tolerance_options(f);
   options.input_seed = f.seed;
-  const oracle::Variant variant =
-      options.custom.empty()
-          ? oracle::Variant{oracle::VariantKind::Named, difftest::pipeline::find_pipeline(options.pipelines.front())}
-          : oracle::custom_variant(options.custom.front());
+  const oracle::Variant variant = options.custom.empty()
+                                      ? options.under_test().named(options.pipelines.front(), "--opt")
+                                      : oracle::builtin_variant(oracle::VariantKind::Custom, options.custom.front());
   const oracle::VerdictKind verdict = run_one_binding(p, variant, ref::parse_binding(f.bind, "--bind"), f, options);
   fmt::print("verdict: {}\n", oracle::verdict_kind_name(verdict));
   return oracle::is_failure(verdict) ? kFailure : kOk;

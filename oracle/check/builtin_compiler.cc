@@ -1,9 +1,15 @@
 // The builtin compiler as a compiler under test (compiler.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
+#include <filesystem>
 
+#include "compiler/ir/diagnostics.h"
 #include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/pass_manager.h"
+#include "compiler/tensor/npy.h"
+#include "exporters/tvmscript/tvmscript.h"
 #include "oracle/check/check.h"
 #include "oracle/check/clock.h"
 #include "oracle/check/compiler.h"
@@ -14,6 +20,9 @@ namespace difftest::oracle {
 
 namespace {
 
+constexpr const char* kSpecializedName = "-specialized";
+constexpr const char* kOrderPrefix = "order";
+
 class BuiltinCompiler final : public CompilerUnderTest {
  public:
   std::string identity() const override {
@@ -22,22 +31,54 @@ class BuiltinCompiler final : public CompilerUnderTest {
 
   std::vector<Variant> variants(const Program& p, const CheckOptions& options) const override {
     std::vector<Variant> out;
-    for (const auto& name : options.pipelines)
-      out.push_back(Variant{VariantKind::Named, pipeline::find_pipeline(name)});
-    for (const auto& custom : options.custom) out.push_back(custom_variant(custom));
-    for (auto& order : random_pass_orders(p, options.random_orders)) {
-      out.push_back(Variant{VariantKind::RandomOrder, std::move(order)});
+    for (const auto& name : options.pipelines) out.push_back(named(name, "--opt"));
+    for (const auto& custom : options.custom) out.push_back(builtin_variant(VariantKind::Custom, custom));
+    for (const auto& order : random_pass_orders(p, options.random_orders)) {
+      out.push_back(builtin_variant(VariantKind::RandomOrder, order));
     }
     return out;
   }
 
   std::optional<Variant> specialized(const Variant& symbolic) const override {
-    return specialized_variant(symbolic.pipeline);
+    Variant v = symbolic;
+    v.kind = VariantKind::Specialized;
+    v.label += kSpecializedName;
+    v.steps.insert(v.steps.begin(), "SpecializeShapes");
+    return v;
+  }
+
+  Variant named(const std::string& name, const std::string& where) const override {
+    try {
+      return builtin_variant(VariantKind::Named, pipeline::find_pipeline(name));
+    } catch (const UserError& e) {
+      throw UserError(ErrorKind::Usage, fmt::format("{}: the variant names {}", where, e.message()));
+    }
+  }
+
+  Variant recorded(const std::string& name, std::vector<std::string> steps, const nlohmann::json& record,
+                   const std::string& where) const override {
+    for (const auto& pass : steps) {
+      try {
+        pipeline::find_pass(pass);
+      } catch (const UserError& e) {
+        throw UserError(ErrorKind::Syntax, fmt::format("{}: a recorded variant {}", where, e.message()));
+      }
+    }
+    pipeline::Pipeline pipe{name, std::move(steps), 0};
+    try {
+      pipe.llvm_opt_level = std::max(0, record.value("llvm_opt_level", 0));
+      pipe.fma_contraction = record.value("fma_contraction", false);
+    } catch (const nlohmann::json::exception& e) {
+      throw UserError(ErrorKind::Syntax,
+                      fmt::format("{}: a recorded variant has a field of the wrong kind: {}", where, e.what()));
+    }
+    const bool order = name.rfind(kOrderPrefix, 0) == 0;
+    return builtin_variant(order ? VariantKind::RandomOrder : VariantKind::Custom, pipe);
   }
 
   CompiledRuns compile_and_run(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
                                Progress& progress) const override {
-    const pipeline::Pipeline& pipe = variant.pipeline;
+    const pipeline::Pipeline pipe = builtin_pipeline(variant);
     progress.stage(encode_stage(Stage::compile()));
     auto t0 = std::chrono::steady_clock::now();
     pipeline::RunOptions run_options;
@@ -60,9 +101,83 @@ class BuiltinCompiler final : public CompilerUnderTest {
     }
     return out;
   }
+
+  StepRole step_role(const std::string& step) const override {
+    switch (pipeline::find_pass(step).kind) {
+      case pipeline::PassKind::Lowering:
+        return StepRole::Required;
+      case pipeline::PassKind::Graph:
+        return StepRole::Graph;
+      case pipeline::PassKind::Loop:
+        break;
+    }
+    return StepRole::Other;
+  }
+
+  std::optional<Program> program_after(const Program& p, const Variant& variant, int applications) const override {
+    pipeline::RunOptions run;
+    run.bisect_limit = applications;
+    return pipeline::run_passes(p, variant.steps, run).graph;
+  }
+
+  std::string fixed_culprit(const Stage& failed_in) const override {
+    return failed_in.kind == Stage::Kind::Codegen ? "codegen" : "LegalizeOps";
+  }
+
+  std::string environment(const Variant& variant) const override {
+    const pipeline::Pipeline pipe = builtin_pipeline(variant);
+    return fmt::format("difftest {} (embedded compiler, LLVM 14 JIT at -O{}{})", kDifftestVersion, pipe.llvm_opt_level,
+                       pipe.fma_contraction ? ", FMA contraction" : "");
+  }
+
+  std::string replay_flags(const Variant& variant) const override {
+    const pipeline::Pipeline pipe = builtin_pipeline(variant);
+    return fmt::format("--passes {} --passes-llvm {}{}", fmt::join(pipe.passes, ","), pipe.llvm_opt_level,
+                       pipe.fma_contraction ? " --passes-fma" : "");
+  }
+
+  void write_reproducer(const std::string& dir, const Program& p, const VariantId& failing,
+                        const sym::Env& binding) const override {
+    exporters::TvmScriptOptions tvm;
+    tvm.failing_config = failing.tested.name();
+    tvm.passing_config = "O0";
+    tvm.binding = binding;
+    write_file_atomic((std::filesystem::path(dir) / "repro_tvmscript.py").string(),
+                      exporters::export_tvmscript(p, tvm));
+  }
+
+  std::string reproducer_files() const override {
+    return "`repro_tvmscript.py` holds the program as a TVM Relax module";
+  }
 };
 
 }  // namespace
+
+Variant builtin_variant(VariantKind kind, const pipeline::Pipeline& pipe) {
+  return Variant{kind,
+                 pipe.name,
+                 pipe.passes,
+                 {{"llvm_opt_level", pipe.llvm_opt_level}, {"fma_contraction", pipe.fma_contraction}},
+                 pipe.bisect_limit};
+}
+
+pipeline::Pipeline builtin_pipeline(const Variant& v) {
+  pipeline::Pipeline pipe{v.label, v.steps, v.settings.value("llvm_opt_level", 0)};
+  pipe.fma_contraction = v.settings.value("fma_contraction", false);
+  pipe.bisect_limit = v.limit;
+  return pipe;
+}
+
+Variant variant_of_pipeline(const pipeline::Pipeline& pipe) {
+  for (const auto& named : pipeline::pipelines()) {
+    if (named.name == pipe.name && named.passes == pipe.passes && named.llvm_opt_level == pipe.llvm_opt_level &&
+        named.fma_contraction == pipe.fma_contraction) {
+      return builtin_variant(VariantKind::Named, pipe);
+    }
+  }
+  const bool order = pipe.name.rfind(kOrderPrefix, 0) == 0;
+  return builtin_variant(order ? VariantKind::RandomOrder : VariantKind::Custom, pipe);
+}
 
 const CompilerUnderTest& builtin_compiler() {
   static const BuiltinCompiler compiler;

@@ -182,7 +182,7 @@ std::optional<VariantRun> run_variant(const Program& p, const Variant& variant, 
                                       const CheckOptions& options, Verdict& verdict) {
   // A specialized compile has one case: the binding its dims are fixed to.
   const Program compiled = variant.kind == VariantKind::Specialized ? passes::fix_dims(p, cases.front()->env) : p;
-  const CompilerUnderTest& compiler = options.compiler ? *options.compiler : builtin_compiler();
+  const CompilerUnderTest& compiler = options.under_test();
   auto work = [&](Progress& progress) {
     return encode_compiled_runs(compiler.compile_and_run(compiled, variant, cases, progress));
   };
@@ -303,7 +303,7 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
   }
   if (cases.empty()) return verdict;
   // Named pipelines first; the rest (custom lists, random orders) have their passes recorded.
-  const CompilerUnderTest& compiler = options.compiler ? *options.compiler : builtin_compiler();
+  const CompilerUnderTest& compiler = options.under_test();
   const std::vector<Variant> variants = compiler.variants(p, options);
   std::vector<const Case*> all_cases;
   for (const auto& c : cases) all_cases.push_back(&c);

@@ -54,6 +54,7 @@ struct CheckOptions {
 
   // The compiler under test (compiler.h); nullptr: the builtin one.
   const CompilerUnderTest* compiler = nullptr;
+  const CompilerUnderTest& under_test() const { return compiler ? *compiler : builtin_compiler(); }
 
   // How each binding's case is built (check/case.h).
   CaseOptions cases() const { return {input_seed, tolerance, ensemble}; }

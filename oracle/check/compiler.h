@@ -1,7 +1,8 @@
 // A compiler under test, as the oracle sees it: the variants it offers for a program, the
-// compile of one variant and its runs under a check's cases. The builtin compiler (compiler/)
-// is the first; an external one implements the same and is checked by the same path
-// (check.h: isolation, comparison with the case, verdicts, cross-checks).
+// compile of one variant and its runs under a check's cases, what culprit bisection needs to
+// know of its steps, and what a reproducer of its failures holds. The builtin compiler
+// (compiler/) is the first; an external one implements the same and is checked, bisected and
+// reduced by the same path (check.h, reduce/).
 #pragma once
 
 #include <optional>
@@ -9,9 +10,12 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "compiler/ir/sym.h"
+#include "compiler/pipeline/pipelines.h"
 #include "compiler/tensor/tensor.h"
 #include "oracle/check/case.h"
 #include "oracle/check/isolate.h"
+#include "oracle/check/stage.h"
 #include "oracle/check/variant.h"
 
 namespace difftest::oracle {
@@ -32,6 +36,13 @@ struct CompiledRuns {
   std::vector<Run> runs;  // one per case, in order
 };
 
+// What culprit bisection (reduce/bisect.h) may do with a step of a variant.
+enum class StepRole {
+  Required,  // always runs whatever the limit, never dropped nor blamed alone (LegalizeOps)
+  Graph,     // optional; leaves a program the reference can interpret (program_after)
+  Other,     // optional; what it leaves only the compiler can run (loop passes)
+};
+
 class CompilerUnderTest {
  public:
   virtual ~CompilerUnderTest() = default;
@@ -43,15 +54,51 @@ class CompilerUnderTest {
   // The compile of `symbolic` on the program with its dims fixed to one case's binding, which
   // the check cross-checks with the symbolic compile; nullopt when the compiler has none.
   virtual std::optional<Variant> specialized(const Variant& symbolic) const = 0;
+  // The named variant `name` (a record's, a corpus entry's): UserError(Usage) naming `where`
+  // and the names it knows when it has none.
+  virtual Variant named(const std::string& name, const std::string& where) const = 0;
+  // The variant a record spells out (a custom list or a random order): its name, its steps and
+  // the record's JSON, from which the compiler reads its settings. UserError naming `where` for
+  // a step it does not know or a setting of the wrong kind.
+  virtual Variant recorded(const std::string& name, std::vector<std::string> steps, const nlohmann::json& record,
+                           const std::string& where) const = 0;
+
   // Runs in the isolated child: compiles `variant` of `p` once and runs it under every case,
   // reporting each stage it enters to `progress` (encoded by check/wire.h) before it starts, so
   // that a crash or a hang is attributed to the right one.
   virtual CompiledRuns compile_and_run(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
                                        Progress& progress) const = 0;
+
+  // Culprit bisection's hook: the role of a step, the program a graph step leaves (the reference
+  // confirms a culprit there), and whom to blame when no optional step is needed, by the stage
+  // the failure showed in.
+  virtual StepRole step_role(const std::string& step) const = 0;
+  // The program the first `applications` optional steps of `variant` leave of `p` (required
+  // steps before them included); nullopt where the compiler cannot say.
+  virtual std::optional<Program> program_after(const Program& p, const Variant& variant, int applications) const = 0;
+  virtual std::string fixed_culprit(const Stage& failed_in) const = 0;
+
+  // The reproducer writer: how a report names the compiler and a variant's settings, the flags
+  // of `difftest run`/`bisect` that compile `variant` again, and files of the compiler's own
+  // beside a reduced failure's repro.ir (the builtin: the program as a TVM Relax module), each
+  // written atomically into `dir`.
+  virtual std::string environment(const Variant& variant) const = 0;
+  virtual std::string replay_flags(const Variant& variant) const = 0;
+  virtual void write_reproducer(const std::string& dir, const Program& p, const VariantId& failing,
+                                const sym::Env& binding) const = 0;
+  // What write_reproducer writes, as the report says it.
+  virtual std::string reproducer_files() const = 0;
 };
 
-// The compiler of compiler/: named pipelines O0..O3, pass lists, random valid pass orders,
-// shape specialization (SpecializeShapes first), LLVM JIT.
-const CompilerUnderTest& builtin_compiler();
+// builtin_compiler() (variant.h): the compiler of compiler/, named pipelines O0..O3, pass
+// lists, random valid pass orders, shape specialization (SpecializeShapes first), LLVM JIT.
+// Its variants' steps are passes and their settings the LLVM level and FMA contraction; these
+// make one from a pipeline and the pipeline back (with the variant's bisection limit).
+Variant builtin_variant(VariantKind kind, const pipeline::Pipeline& pipe);
+pipeline::Pipeline builtin_pipeline(const Variant& v);
+// The variant of a pipeline whose origin is not known (a bench's list): a named pipeline when it
+// is one exactly (same name, passes and settings), a random order when its name is one
+// ("order2"), else a custom list.
+Variant variant_of_pipeline(const pipeline::Pipeline& pipe);
 
 }  // namespace difftest::oracle

@@ -1,47 +1,55 @@
 // The identity of one variant of a check: what the compiler under test compiled (a named
-// pipeline, a custom pass list, a random pass order, or the shape-specialized compile of a named
-// pipeline) and, for a cross-check, the compile whose results it was compared with. Enough to
-// check it again on its own, which is what bisection and reduction do with a failure, whichever
-// variant showed it.
+// variant such as a pipeline, a custom list of steps, a random order, or the shape-specialized
+// compile of a named variant) and, for a cross-check, the compile whose results it was compared
+// with. Enough to check it again on its own, which is what bisection and reduction do with a
+// failure, whichever variant showed it. A variant says what it compiles in terms every compiler
+// shares (an ordered list of steps, settings, a bisection limit); the compiler under test
+// (compiler.h) gives them their meaning.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include "compiler/pipeline/pipelines.h"
+#include <vector>
 
 namespace difftest::oracle {
 
+class CompilerUnderTest;
+// The embedded compiler (check/builtin_compiler.cc): records name its variants unless they say
+// otherwise.
+const CompilerUnderTest& builtin_compiler();
+
 enum class VariantKind {
-  Named,        // a pipeline of compiler/pipeline/pipelines.cc, by name
-  Custom,       // a pass list the user gave (--passes, a corpus entry's `# passes:`)
-  RandomOrder,  // a random valid pass order (check/strategies.h), "order1", "order2", ...
-  Specialized,  // a named pipeline on the program with its dims fixed: SpecializeShapes first
+  Named,        // one of the compiler's own variants, by name (the builtin's pipelines O0..O3)
+  Custom,       // a list of steps the user gave (--passes, a corpus entry's `# passes:`)
+  RandomOrder,  // a random valid order of steps (check/strategies.h), "order1", "order2", ...
+  Specialized,  // a named variant on the program with its dims fixed (the builtin: SpecializeShapes first)
   Reference,    // no compile: where the reference itself is invalid (an invalid_program verdict)
 };
 
 // One compile of the program.
 struct Variant {
   VariantKind kind = VariantKind::Named;
-  pipeline::Pipeline pipeline;  // what is compiled; its name is the variant's
+  std::string label;               // its name in verdicts: "O3", "custom", "order1", "O3-specialized"
+  std::vector<std::string> steps;  // what it runs, in order (the builtin's passes); bisection searches these
+  // The rest of what decides the compile, in the compiler's own terms, recorded as they are
+  // (the builtin: {"llvm_opt_level": 3, "fma_contraction": true}).
+  nlohmann::json settings = nlohmann::json::object();
+  // Culprit bisection (LLVM's opt-bisect): run only the first `limit` optional step
+  // applications; -1: all.
+  int limit = -1;
 
-  const std::string& name() const { return pipeline.name; }
-  // Custom lists and random orders are recorded with their passes (a name does not say them).
-  bool records_passes() const { return kind == VariantKind::Custom || kind == VariantKind::RandomOrder; }
+  const std::string& name() const { return label; }
+  // Custom lists and random orders are recorded with their steps (a name does not say them).
+  bool records_steps() const { return kind == VariantKind::Custom || kind == VariantKind::RandomOrder; }
+  // The same compile with only its first `applications` optional steps applied.
+  Variant limited(int applications) const;
+  // The same variant (name, kind, settings) running `list` instead: bisection's shrunk lists.
+  Variant with_steps(std::vector<std::string> list) const;
 };
 
-// The named pipeline `name`; UserError(Usage) naming `where` when there is none.
-Variant named_variant(const std::string& name, const std::string& where);
-// The named pipeline `base` on the program with its dims fixed: SpecializeShapes in front.
-Variant specialized_variant(const pipeline::Pipeline& base);
-Variant custom_variant(pipeline::Pipeline pipe);
 // The "variant" of an invalid_program verdict, named "reference".
 Variant reference_variant();
-// The variant of a pipeline whose origin is not known (a recorded one, a bisection probe): a
-// named pipeline when `pipe` is one exactly (same name, passes and settings), a random order
-// when its name is one ("order2"), else a custom list.
-Variant variant_of_pipeline(const pipeline::Pipeline& pipe);
 
 struct VariantId {
   Variant tested;
@@ -56,17 +64,20 @@ struct VariantId {
   // The name a verdict gives it: "O3", "order1", "O3-specialized", "O0~O3", "O3~O3-specialized".
   std::string name() const;
   bool specialized() const { return tested.kind == VariantKind::Specialized; }
-  // What a failure signature names: the name, or "custom" for a recorded pass list (a random
-  // order's name says nothing about the bug).
+  // What a failure signature names: the name, or "custom" for a recorded list of steps (a
+  // random order's name says nothing about the bug).
   std::string signature_place() const;
 
   // The fields of a verdict's JSON that say the variant: "pipeline" (the name), and as
-  // needed "passes", "llvm_opt_level", "fma_contraction", "specialized", "against".
+  // needed "passes" (the steps) with the settings' fields ("llvm_opt_level", "fma_contraction"),
+  // "specialized", "against".
   void write_json(nlohmann::json& j) const;
-  // The variant such fields describe. Older records have no "specialized"/"against": the names
-  // say it ("O0~O3", "O3-specialized"). UserError(Syntax) naming `where` when a field is missing
-  // or of the wrong kind, UserError(Usage) when a recorded name is not a pipeline or pass.
-  static VariantId from_json(const nlohmann::json& j, const std::string& where);
+  // The variant such fields describe, its names resolved by `compiler` (the one whose check
+  // recorded them). Older records have no "specialized"/"against": the names say it ("O0~O3",
+  // "O3-specialized"). UserError(Syntax) naming `where` when a field is missing or of the wrong
+  // kind, UserError(Usage) when a recorded name is not one of the compiler's variants or steps.
+  static VariantId from_json(const nlohmann::json& j, const std::string& where,
+                             const CompilerUnderTest& compiler = builtin_compiler());
 };
 
 }  // namespace difftest::oracle

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "compiler/ir/diagnostics.h"
+#include "oracle/check/compiler.h"
 #include "oracle/io/json_file.h"
 #include "reference/summary.h"
 
@@ -85,19 +86,18 @@ nlohmann::json TimeoutTry::to_json() const {
   return j;
 }
 
-std::string format_verdict(const Verdict& v, const std::string& title) {
+std::string format_verdict(const Verdict& v, const std::string& title, const CompilerUnderTest& compiler) {
   std::string out = fmt::format("{}: program {:016x}", title, v.hash);
   if (!v.faults.empty()) out += fmt::format(" (injected: {})", fmt::join(v.faults, ", "));
   out += "\n";
   std::vector<std::string> listed;
   for (const auto& var : v.variants) {
-    const pipeline::Pipeline& pipe = var.variant.tested.pipeline;
-    if (!var.variant.tested.records_passes() || std::find(listed.begin(), listed.end(), pipe.name) != listed.end()) {
+    const Variant& tested = var.variant.tested;
+    if (!tested.records_steps() || std::find(listed.begin(), listed.end(), tested.name()) != listed.end()) {
       continue;
     }
-    listed.push_back(pipe.name);
-    out += fmt::format("  {} = --passes {} (LLVM -O{}{})\n", pipe.name, fmt::join(pipe.passes, ","),
-                       pipe.llvm_opt_level, pipe.fma_contraction ? ", FMA" : "");
+    listed.push_back(tested.name());
+    out += fmt::format("  {} = {}\n", tested.name(), compiler.replay_flags(tested));
   }
   for (const auto& var : v.variants) {
     out += fmt::format("  {:<9} {:<24} {:<15} {}\n", var.variant.name(), reference::binding_str(var.binding),
@@ -200,9 +200,10 @@ TimeoutTry TimeoutTry::from_json(const nlohmann::json& j, const std::string& whe
   return t;
 }
 
-VariantVerdict VariantVerdict::from_json(const nlohmann::json& j, const std::string& where) {
+VariantVerdict VariantVerdict::from_json(const nlohmann::json& j, const std::string& where,
+                                         const CompilerUnderTest& compiler) {
   VariantVerdict v;
-  v.variant = VariantId::from_json(j, where);  // also: j is an object with a "pipeline"
+  v.variant = VariantId::from_json(j, where, compiler);  // also: j is an object with a "pipeline"
   const auto bad = [&](const std::string& why) { return malformed(where, "a recorded variant", why); };
   if (!j.contains("kind") || !j["kind"].is_string()) throw bad("has no \"kind\" string");
   const auto k = verdict_kind_from_name(j["kind"].get<std::string>());
@@ -232,7 +233,7 @@ VariantVerdict VariantVerdict::from_json(const nlohmann::json& j, const std::str
   return v;
 }
 
-Verdict Verdict::from_json(const nlohmann::json& j, const std::string& where) {
+Verdict Verdict::from_json(const nlohmann::json& j, const std::string& where, const CompilerUnderTest& compiler) {
   if (!j.is_object() || !j.contains("variants") || !j["variants"].is_array()) {
     throw malformed(where, "a recorded verdict", "is not a verdict (no \"variants\" list)");
   }
@@ -246,7 +247,7 @@ Verdict Verdict::from_json(const nlohmann::json& j, const std::string& where) {
   } catch (const std::exception& e) {
     throw malformed(where, "a recorded verdict", fmt::format("has a field of the wrong kind: {}", e.what()));
   }
-  for (const auto& var : j["variants"]) v.variants.push_back(VariantVerdict::from_json(var, where));
+  for (const auto& var : j["variants"]) v.variants.push_back(VariantVerdict::from_json(var, where, compiler));
   return v;
 }
 

@@ -72,7 +72,9 @@ struct VariantVerdict {
   nlohmann::json to_json() const;
   // Every field to_json writes (the signature is derived); UserError naming `where` when a field
   // is missing or of the wrong kind, or a name is not a pipeline, pass or verdict kind.
-  static VariantVerdict from_json(const nlohmann::json& j, const std::string& where);
+  // `compiler` resolves the variant's names (VariantId::from_json).
+  static VariantVerdict from_json(const nlohmann::json& j, const std::string& where,
+                                  const CompilerUnderTest& compiler = builtin_compiler());
 };
 
 // Where the time of checking one program went (milliseconds, summed over bindings).
@@ -103,12 +105,15 @@ struct Verdict {
   std::vector<Signature> failure_signatures() const;
   nlohmann::json to_json() const;
   // As to_json writes it; UserError naming `where` when it is malformed.
-  static Verdict from_json(const nlohmann::json& j, const std::string& where);
+  static Verdict from_json(const nlohmann::json& j, const std::string& where,
+                           const CompilerUnderTest& compiler = builtin_compiler());
 };
 
 // The verdict for a terminal: the program hash, one line per variant (pipeline, binding, kind,
 // worst ratio or message), then "verdict: <overall>". `title` opens the first line.
-std::string format_verdict(const Verdict& v, const std::string& title);
+// A custom list or random order is listed with the flags that replay it (`compiler`'s).
+std::string format_verdict(const Verdict& v, const std::string& title,
+                           const CompilerUnderTest& compiler = builtin_compiler());
 
 // "2m05s", "1h07m": elapsed and remaining times in progress lines.
 std::string format_duration(double seconds);

@@ -55,11 +55,8 @@ GateCase check_entry(const std::string& file, const GateOptions& o, const Deadli
   // The command that shows a variant's failure again: a pass list that is not a named
   // pipeline is spelt out.
   const auto rerun = [&](const VariantVerdict& v) {
-    const pipeline::Pipeline& pipe = v.variant.tested.pipeline;
     const std::string passes =
-        !v.variant.tested.records_passes()
-            ? std::string()
-            : fmt::format(" --passes {} --passes-llvm {}", fmt::join(pipe.passes, ","), pipe.llvm_opt_level);
+        v.variant.tested.records_steps() ? " " + check.under_test().replay_flags(v.variant.tested) : std::string();
     return fmt::format("difftest run {}{}{}", file, passes, inject_flags(o.campaign.faults));
   };
   const Verdict clean = check_program(e.program, check);

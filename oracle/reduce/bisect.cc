@@ -6,16 +6,19 @@
 #include <algorithm>
 
 #include "compiler/passes/specialize_shapes.h"
-#include "compiler/pipeline/pass_manager.h"
 #include "reference/reference.h"
 #include "tolerance/compare.h"
 
 namespace difftest::oracle {
 
-std::string failure_key(const VariantVerdict& v) {
-  if (!is_failure(v.kind)) return verdict_kind_name(v.kind);
-  if (is_output_finding(v.kind)) return verdict_kind_name(v.kind);
-  return fmt::format("{}|{}", verdict_kind_name(v.kind), normalize_message(v.message));
+FailureKey FailureKey::of(const VariantVerdict& v) {
+  if (!is_failure(v.kind) || is_output_finding(v.kind)) return {v.kind, ""};
+  return {v.kind, normalize_message(v.message)};
+}
+
+std::string FailureKey::str() const {
+  if (!is_failure(kind) || is_output_finding(kind)) return verdict_kind_name(kind);
+  return fmt::format("{}|{}", verdict_kind_name(kind), message);
 }
 
 CheckOptions single_pipeline_checks(CheckOptions base) {
@@ -70,7 +73,7 @@ struct Bisector {
   // probe with fewer passes.
   VariantVerdict run(const VariantId& spec, int limit, bool original = false) {
     VariantId limited = spec;
-    limited.tested.pipeline.bisect_limit = limit;
+    limited.tested = spec.tested.limited(limit);
     ++calls;
     CheckOptions options = hang && work > 0 ? relative_budget(base, work) : base;
     // A probe that times out is not the failure being bisected unless that failure is a hang:
@@ -80,8 +83,8 @@ struct Bisector {
     VariantVerdict v = check_variant_outcome(p, limited, binding, options);
     work = std::max(work, measured_work(v));
     if (on_call) {
-      on_call(calls, fmt::format("{} {} at limit {}: {}", spec.name(), fmt::join(spec.tested.pipeline.passes, ","),
-                                 limit, verdict_kind_name(v.kind)));
+      on_call(calls, fmt::format("{} {} at limit {}: {}", spec.name(), fmt::join(spec.tested.steps, ","), limit,
+                                 verdict_kind_name(v.kind)));
     }
     return v;
   }
@@ -97,18 +100,18 @@ struct Confirmation {
   std::string text;
 };
 
-// Runs the graph passes up to the culprit's application and interprets the program they leave
-// with the reference: a graph-pass bug shows there already, before any lowering.
-Confirmation confirm_graph_pass(const Program& p, const VariantId& spec, int application, const sym::Env& binding,
+// Runs the graph steps up to the culprit's application and interprets the program they leave
+// with the reference: a graph-step bug shows there already, before any lowering.
+Confirmation confirm_graph_step(const Program& p, const VariantId& spec, int application, const sym::Env& binding,
                                 const CheckOptions& base) {
   try {
-    pipeline::RunOptions run;
-    run.bisect_limit = application;
     CaseOptions sound_only = base.cases();
     sound_only.ensemble.members = 0;  // "certainly wrong" is what confirms a culprit
     const Case c0 = make_case(p, binding, sound_only);
     const Program compiled = spec.specialized() ? passes::fix_dims(p, c0.env) : p;
-    const Program after = pipeline::run_passes(compiled, spec.tested.pipeline.passes, run).graph;
+    const std::optional<Program> left = base.under_test().program_after(compiled, spec.tested, application);
+    if (!left) return {false, "the compiler does not say what program the step leaves"};
+    const Program& after = *left;
     std::map<std::string, Tensor> kept;
     for (const auto& param : after.params()) kept.emplace(param.name(), c0.inputs.at(param.name()));
     const auto outputs = reference::evaluate(after, c0.env, kept, reference::Mode::Native).outputs;
@@ -131,11 +134,12 @@ Confirmation confirm_graph_pass(const Program& p, const VariantId& spec, int app
 Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOptions& base, bool shrink_passes,
                      const BisectProgress& on_call) {
   Culprit c;
+  const CompilerUnderTest& compiler = base.under_test();
   const VariantId& spec = failing.variant;
-  const std::vector<std::string>& passes = spec.tested.pipeline.passes;
+  const std::vector<std::string>& passes = spec.tested.steps;
   Bisector b{p, failing.binding, base, on_call, failing.verdict.kind == VerdictKind::Timeout, failing.work_cpu_seconds};
   const VariantVerdict whole = b.run(spec, -1, true);
-  c.key = failure_key(whole);
+  c.key = FailureKey::of(whole);
   c.reproduced = is_failure(whole.kind);
   if (!c.reproduced) {
     c.oracle_calls = b.calls;
@@ -148,7 +152,7 @@ Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOpt
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
     const VariantVerdict v = b.run(spec, mid);
-    if (failure_key(v) == c.key) {
+    if (FailureKey::of(v) == c.key) {
       hi = mid;
       c.failure = v;
     } else {
@@ -157,43 +161,44 @@ Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOpt
   }
   c.application = hi;
   const std::string name = pass_at(passes, hi);
-  const bool optional = !name.empty() && pipeline::find_pass(name).kind != pipeline::PassKind::Lowering;
-  const std::string lowering = c.failure.stage.kind == Stage::Kind::Codegen ? "codegen" : "LegalizeOps";
-  if (hi == 0 || !optional) {
+  const StepRole role = name.empty() ? StepRole::Required : compiler.step_role(name);
+  const std::string fixed = compiler.fixed_culprit(c.failure.stage);
+  if (hi == 0 || role == StepRole::Required) {
     c.application = 0;
-    c.pass = lowering;
+    c.pass = fixed;
   } else {
     c.pass = name;
-    if (pipeline::find_pass(name).kind == pipeline::PassKind::Graph) {
-      const Confirmation confirmed = confirm_graph_pass(p, spec, hi, failing.binding, base);
+    if (role == StepRole::Graph) {
+      const Confirmation confirmed = confirm_graph_step(p, spec, hi, failing.binding, base);
       c.confirmation = confirmed.text;
       if (confirmed.agrees) {
-        // At limit `hi` no loop pass runs: what fails is the lowering of a correct program.
+        // At limit `hi` no later optional step runs: what fails is the lowering of a correct program.
         c.exposed_by = name;
         c.exposed_at = hi;
         c.application = 0;
-        c.pass = lowering;
+        c.pass = fixed;
       }
     }
   }
   c.minimal_passes = passes;
   if (shrink_passes) {
-    // Drop passes one at a time (never LegalizeOps nor the culprit); a list that still fails the
-    // same way, with the culprit still the first failing application, is kept. Under a time
-    // limit this gets a third of what is left: what follows (a reduction) needs the rest more.
+    // Drop passes one at a time (never a required step such as LegalizeOps, nor the culprit); a list that still fails
+    // the same way, with the culprit still the first failing application, is kept. Under a time limit this gets a third
+    // of what is left: what follows (a reduction) needs the rest more.
     if (base.limits.deadline) b.cut = deadline_in(seconds_left(base.limits.deadline) / 3);
     try {
       for (size_t i = c.minimal_passes.size(); i-- > 0;) {
         const std::string& pass = c.minimal_passes[i];
-        if (pass == "LegalizeOps" || (c.application > 0 && pass == c.pass)) continue;
-        VariantId candidate = spec;
-        std::vector<std::string>& list = candidate.tested.pipeline.passes;
-        list = c.minimal_passes;
+        if (compiler.step_role(pass) == StepRole::Required || (c.application > 0 && pass == c.pass)) continue;
+        std::vector<std::string> list = c.minimal_passes;
         list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
-        if (failure_key(b.run(candidate, -1)) != c.key) continue;
+        VariantId candidate = spec;
+        candidate.tested = spec.tested.with_steps(list);
+        if (FailureKey::of(b.run(candidate, -1)) != c.key) continue;
         if (c.application > 0) {
           const auto at = std::find(list.begin(), list.end(), c.pass) - list.begin();
-          if (failure_key(b.run(candidate, static_cast<int>(at))) == c.key) continue;  // fails before the culprit now
+          if (FailureKey::of(b.run(candidate, static_cast<int>(at))) == c.key)
+            continue;  // fails before the culprit now
         }
         c.minimal_passes = std::move(list);
       }
@@ -211,12 +216,13 @@ std::string format_culprit(const Culprit& c) {
   std::string out;
   if (!c.exposed_by.empty()) {
     out = fmt::format("culprit: {} — the failure ({}) appears after ({}) {}, whose output is right: {} gets it wrong",
-                      c.pass, c.key, c.exposed_at, c.exposed_by, c.pass);
+                      c.pass, c.key.str(), c.exposed_at, c.exposed_by, c.pass);
   } else if (c.application > 0) {
     out = fmt::format("culprit: ({}) {} — the first pass application after which the failure ({}) appears",
-                      c.application, c.pass, c.key);
+                      c.application, c.pass, c.key.str());
   } else {
-    out = fmt::format("culprit: {} — the failure ({}) appears with no optional pass (bisect limit 0)", c.pass, c.key);
+    out = fmt::format("culprit: {} — the failure ({}) appears with no optional pass (bisect limit 0)", c.pass,
+                      c.key.str());
   }
   if (!c.confirmation.empty()) out += "\n  " + c.confirmation;
   out += fmt::format("\n  smallest failing pass list{}: {}",

@@ -1,6 +1,8 @@
 // Culprit-pass bisection (LLVM's opt-bisect, driven automatically): for a variant that fails
-// on a program under one binding, the first pass application after which the failure appears,
-// and the smallest subsequence of the variant's passes that still fails the same way.
+// on a program under one binding, the first step application (a pass of the builtin compiler)
+// after which the failure appears, and the smallest subsequence of the variant's steps that
+// still fails the same way. What it may do with a step the compiler under test says
+// (CompilerUnderTest::step_role, program_after, fixed_culprit).
 #pragma once
 
 #include <functional>
@@ -18,7 +20,16 @@ namespace difftest::oracle {
 // What makes two failures "the same": the verdict kind and the masked message (a mismatch's
 // message is all numbers, so a mismatch is just its kind). The output and the stage are left
 // out, because reducing a program renames and removes values.
-std::string failure_key(const VariantVerdict& v);
+struct FailureKey {
+  VerdictKind kind = VerdictKind::Ok;
+  std::string message;  // normalize_message'd; empty for a non-failure and an output finding
+
+  static FailureKey of(const VariantVerdict& v);
+  // "mismatch", "compile_error|unknown op <N>", as reports record it.
+  std::string str() const;
+  bool operator==(const FailureKey& o) const { return kind == o.kind && message == o.message; }
+  bool operator!=(const FailureKey& o) const { return !(*this == o); }
+};
 
 // `base` without the comparisons of two compiles (cross-checks, the specialized compile).
 CheckOptions single_pipeline_checks(CheckOptions base);
@@ -31,7 +42,7 @@ struct DeadlineReached : std::runtime_error {
 // check_variant's outcome (oracle/check.h); throws DeadlineReached when the deadline stopped it.
 VariantVerdict check_variant_outcome(const Program& p, const VariantId& id, const sym::Env& binding,
                                      const CheckOptions& base);
-// The same for one pipeline compared with the reference.
+// The same for one pipeline of the builtin compiler compared with the reference.
 VariantVerdict check_pipeline(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& binding,
                               const CheckOptions& base);
 
@@ -45,10 +56,10 @@ CheckOptions relative_budget(CheckOptions base, double work_cpu_seconds);
 
 struct Culprit {
   bool reproduced = false;      // the whole pipeline fails (with `key`)
-  std::string key;              // failure_key of the whole pipeline's failure
+  FailureKey key;               // of the whole variant's failure
   VariantVerdict failure;       // the verdict at the culprit's limit
-  int application = -1;         // opt-bisect number of the culprit (0: no optional pass is needed)
-  std::string pass;             // its name; "LegalizeOps" or "codegen" when application is 0
+  int application = -1;         // opt-bisect number of the culprit (0: no optional step is needed)
+  std::string pass;  // its name; the compiler's fixed_culprit ("LegalizeOps", "codegen") when application is 0
   std::string confirmation;     // for a graph pass: what the reference says of its output program
   // A graph pass after which the failure appears although the reference agrees with the program
   // it leaves: it exposed a lowering bug (then `pass` is LegalizeOps or codegen, application 0).

@@ -13,7 +13,6 @@
 #include "compiler/ir/printer.h"
 #include "compiler/passes/specialize_shapes.h"
 #include "compiler/tensor/npy.h"
-#include "exporters/tvmscript/tvmscript.h"
 #include "oracle/check/clock.h"
 #include "oracle/io/json_file.h"
 #include "reference/inputs.h"
@@ -93,11 +92,7 @@ void write_outputs(const std::string& dir, const ReductionReport& r, const Check
   write_file_atomic((fs::path(dir) / "repro.ir").string(), print(p));
   write_file_atomic((fs::path(dir) / "verdict.json").string(), report_json(r).dump(2) + "\n");
   write_file_atomic((fs::path(dir) / "report.md").string(), report_markdown(r));
-  exporters::TvmScriptOptions tvm;
-  tvm.failing_config = r.failing.variant.tested.name();
-  tvm.passing_config = "O0";
-  tvm.binding = env;
-  write_file_atomic((fs::path(dir) / "repro_tvmscript.py").string(), exporters::export_tvmscript(p, tvm));
+  r.compiler->write_reproducer(dir, p, r.failing.variant, env);
 }
 
 }  // namespace
@@ -107,7 +102,8 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
                                const std::function<void(const ReduceProgress&)>& on_progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return seconds_since(t0); };
-  ReductionReport r{p, failing, {}, {p, failing.binding, {}}, {}, false, faults::enabled_faults(), false, "", 0, 0};
+  ReductionReport r{p,  failing, {}, {p, failing.binding, {}}, {}, false, faults::enabled_faults(), false,
+                    "", 0,       0,  &options.under_test()};
   CheckOptions timed = options;
   timed.limits.deadline = deadline_in(reduce_options.time_limit);
   std::mutex progress_mutex;
@@ -131,7 +127,7 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
       report_progress(step);
     });
   } catch (const DeadlineReached&) {
-    r.culprit.minimal_passes = failing.variant.tested.pipeline.passes;
+    r.culprit.minimal_passes = failing.variant.tested.steps;
     r.reduced_failure = failing.verdict;
     return finish("bisection");
   }
@@ -141,8 +137,8 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
                                                   failing.variant.name(), reference::binding_str(failing.binding)));
   }
   VariantId minimal = failing.variant;
-  std::vector<std::string>& minimal_passes = minimal.tested.pipeline.passes;
-  minimal_passes = r.culprit.minimal_passes;
+  minimal.tested = failing.variant.tested.with_steps(r.culprit.minimal_passes);
+  const std::vector<std::string>& minimal_passes = minimal.tested.steps;
   // The culprit's application number in the minimal list: the limit just below it must not
   // fail. A pass listed twice (random orders repeat passes) counts from its first application,
   // the one bisection found (shrinking the list keeps it the first failing one).
@@ -152,7 +148,7 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
   }
   // Candidates are no larger than the original: a budget relative to its work bounds what a
   // hanging candidate costs.
-  const std::string key = r.culprit.key;
+  const FailureKey key = r.culprit.key;
   CheckOptions candidate_options =
       relative_budget(timed, std::max(r.culprit.work_cpu_seconds, failing.work_cpu_seconds));
   // A candidate that times out is not a mismatch (or a crash) whether or not a rerun would
@@ -163,12 +159,12 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
   const fuzz::Interesting interesting = [&](const Program& candidate, const sym::Env& env) {
     try {
       ++calls;
-      if (failure_key(check_variant_outcome(candidate, minimal, env, candidate_options)) != key) return false;
+      if (FailureKey::of(check_variant_outcome(candidate, minimal, env, candidate_options)) != key) return false;
       if (culprit_at == 0) return true;
       VariantId before = minimal;
-      before.tested.pipeline.bisect_limit = culprit_at - 1;
+      before.tested = minimal.tested.limited(culprit_at - 1);
       ++calls;
-      return failure_key(check_variant_outcome(candidate, before, env, candidate_options)) !=
+      return FailureKey::of(check_variant_outcome(candidate, before, env, candidate_options)) !=
              key;  // still this pass's doing
     } catch (const DeadlineReached&) {
       out_of_time = true;
@@ -208,7 +204,7 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
   try {
     ++r.oracle_calls;
     r.reduced_failure = check_variant_outcome(r.reduced.program, minimal, r.reduced.binding, candidate_options);
-    r.reproduces = failure_key(r.reduced_failure) == key;
+    r.reproduces = FailureKey::of(r.reduced_failure) == key;
     if (!r.faults.empty()) {
       const faults::ScopedFaults off(faults::ScopedFaults::Off{});
       ++r.oracle_calls;
@@ -228,22 +224,23 @@ std::string format_reduce_progress(const ReduceProgress& p) {
 }
 
 nlohmann::json report_json(const ReductionReport& r) {
-  const pipeline::Pipeline& pipe = r.failing.variant.tested.pipeline;
+  const Variant& tested = r.failing.variant.tested;
   const fuzz::ReduceStats& st = r.reduced.stats;
   nlohmann::json j = {
       {"signature", r.reduced_failure.signature().str()},
-      {"failure_key", r.culprit.key},
+      {"failure_key", r.culprit.key.str()},
       {"culprit",
        {{"application", r.culprit.application},
         {"pass", r.culprit.pass},
         {"confirmation", r.culprit.confirmation},
         {"exposed_by", r.culprit.exposed_by}}},
       {"pipeline",
-       {{"name", pipe.name},
-        {"passes", pipe.passes},
-        {"minimal_passes", r.culprit.minimal_passes},
-        {"llvm_opt_level", pipe.llvm_opt_level},
-        {"fma_contraction", pipe.fma_contraction}}},
+       [&] {
+         nlohmann::json pipe = {
+             {"name", tested.name()}, {"passes", tested.steps}, {"minimal_passes", r.culprit.minimal_passes}};
+         pipe.update(tested.settings);
+         return pipe;
+       }()},
       {"variant", r.failing.variant.name()},
       {"binding", r.reduced.binding},
       {"faults", r.faults},
@@ -273,8 +270,7 @@ nlohmann::json report_json(const ReductionReport& r) {
 std::string report_markdown(const ReductionReport& r) {
   const VariantVerdict& f = r.reduced_failure;
   const VariantId& variant = r.failing.variant;
-  const pipeline::Pipeline& pipe = variant.tested.pipeline;
-  const std::string passes = fmt::format("{}", fmt::join(r.culprit.minimal_passes, ","));
+  const std::string replay = r.compiler->replay_flags(variant.tested.with_steps(r.culprit.minimal_passes));
   const std::string bind = r.reduced.binding.empty() ? "" : reference::binding_str(r.reduced.binding);
   const bool bisected = r.stopped_in != "bisection";
   std::string out = bisected
@@ -282,8 +278,7 @@ std::string report_markdown(const ReductionReport& r) {
                         : fmt::format("# {} in {} (no culprit: the time limit ran out during bisection)\n\n",
                                       verdict_kind_name(f.kind), variant.name());
   out += "## Environment\n\n";
-  out += fmt::format("- difftest {} (embedded compiler, LLVM 14 JIT at -O{}{})\n", kDifftestVersion,
-                     pipe.llvm_opt_level, pipe.fma_contraction ? ", FMA contraction" : "");
+  out += fmt::format("- {}\n", r.compiler->environment(variant.tested));
   if (!r.faults.empty() && r.stopped_in.empty()) {
     out += fmt::format("- injected faults: {} (the reduced program {} without them)\n", fmt::join(r.faults, ", "),
                        r.passes_without_faults ? "passes" : "still FAILS");
@@ -326,14 +321,12 @@ std::string report_markdown(const ReductionReport& r) {
     // A cross-check is not one pipeline's verdict: bisect re-checks the variant verdict.json records.
     out += fmt::format("difftest bisect repro.ir{}\n```\n", inject);
   } else {
-    out += fmt::format("difftest run repro.ir --opt none --orders 0 --passes {} --passes-llvm {}{}{}\n", passes,
-                       pipe.llvm_opt_level, bind.empty() ? "" : " --bind " + bind, inject);
-    out += fmt::format("difftest bisect repro.ir --passes {} --passes-llvm {}{}{}\n```\n", passes, pipe.llvm_opt_level,
+    out += fmt::format("difftest run repro.ir --opt none --orders 0 {}{}{}\n", replay,
                        bind.empty() ? "" : " --bind " + bind, inject);
+    out += fmt::format("difftest bisect repro.ir {}{}{}\n```\n", replay, bind.empty() ? "" : " --bind " + bind, inject);
   }
-  out += fmt::format("\nReduced in {:.1f} s with {} oracle calls; `repro_tvmscript.py` holds the program as a TVM "
-                     "Relax module.\n",
-                     r.seconds, r.oracle_calls);
+  out += fmt::format("\nReduced in {:.1f} s with {} oracle calls; {}.\n", r.seconds, r.oracle_calls,
+                     r.compiler->reproducer_files());
   return out;
 }
 

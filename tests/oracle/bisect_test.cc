@@ -13,7 +13,7 @@ namespace {
 
 FailingRun failing_at(const std::string& pipeline) {
   FailingRun run;
-  run.variant = named_variant(pipeline, "test");
+  run.variant = builtin_compiler().named(pipeline, "test");
   return run;
 }
 

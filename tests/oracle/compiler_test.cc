@@ -1,24 +1,54 @@
 // A compiler under test that is not the builtin one plugs into the same path: its variants are
 // compiled and run in isolated children, compared with the same cases, and signed like the
-// builtin's. The test compiler runs the reference interpreter in native mode (a correct
-// compiler), once with one output element off by one, once crashing in a stage of its own.
+// builtin's; its failures are bisected to its own steps and reduced, with its own reproducer
+// files. The test compilers run the reference interpreter in native mode (a correct compiler),
+// once with one output element off by one, once crashing in a stage of its own; the stepwise one
+// applies its steps in order, one of which puts an element off by one.
 #include "oracle/check/compiler.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "compiler/ir/parser.h"
 #include "oracle/check/check.h"
 #include "oracle/check/wire.h"
+#include "oracle/reduce/reduce_failure.h"
 #include "reference/reference.h"
 
 namespace difftest::oracle {
 namespace {
 
-Variant test_variant(const std::string& name) { return Variant{VariantKind::Named, pipeline::Pipeline{name, {}, 0}}; }
+Variant test_variant(const std::string& name, std::vector<std::string> steps = {}) {
+  return Variant{VariantKind::Named, name, std::move(steps)};
+}
 
-class ReferenceAsCompiler final : public CompilerUnderTest {
+// What the oracle asks of every compiler beyond compiling: names, roles of steps, reproducers.
+class StandInCompiler : public CompilerUnderTest {
+ public:
+  Variant named(const std::string& name, const std::string&) const override { return test_variant(name); }
+  Variant recorded(const std::string& name, std::vector<std::string> steps, const nlohmann::json&,
+                   const std::string&) const override {
+    return Variant{VariantKind::Custom, name, std::move(steps)};
+  }
+  StepRole step_role(const std::string& step) const override {
+    return step == "Lower" ? StepRole::Required : StepRole::Other;
+  }
+  std::optional<Program> program_after(const Program&, const Variant&, int) const override { return std::nullopt; }
+  std::string fixed_culprit(const Stage&) const override { return "its kernels"; }
+  std::string environment(const Variant& v) const override { return identity() + " " + v.name(); }
+  std::string replay_flags(const Variant& v) const override { return "--steps " + v.steps.front(); }
+  void write_reproducer(const std::string& dir, const Program&, const VariantId& failing,
+                        const sym::Env&) const override {
+    std::ofstream(std::filesystem::path(dir) / "stand_in.txt") << failing.name() << "\n";
+  }
+  std::string reproducer_files() const override { return "stand_in.txt names the variant"; }
+};
+
+class ReferenceAsCompiler final : public StandInCompiler {
  public:
   std::string identity() const override { return "the reference as a compiler 1.0"; }
   std::vector<Variant> variants(const Program&, const CheckOptions&) const override {
@@ -35,6 +65,37 @@ class ReferenceAsCompiler final : public CompilerUnderTest {
       CompiledRuns::Run run;
       run.outputs = reference::evaluate(p, c->env, c->inputs, reference::Mode::Native).outputs;
       if (variant.name() == "off-by-one") run.outputs[0].set(0, run.outputs[0].get(0) + 1);
+      out.runs.push_back(std::move(run));
+    }
+    return out;
+  }
+};
+
+// Applies its steps in order, each application numbered as opt-bisect numbers them; only the
+// first `limit` are applied (the required "Lower" always is). "OffByOne" adds 1 to element 0.
+class StepwiseCompiler final : public StandInCompiler {
+ public:
+  std::string identity() const override { return "a stepwise compiler 2.0"; }
+  std::vector<Variant> variants(const Program&, const CheckOptions&) const override {
+    return {test_variant("full", {"Lower", "Nop", "OffByOne", "Nop"})};
+  }
+  std::optional<Variant> specialized(const Variant&) const override { return std::nullopt; }
+  CompiledRuns compile_and_run(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
+                               Progress& progress) const override {
+    bool off = false;
+    for (size_t i = 0; i < variant.steps.size(); ++i) {
+      const bool applied =
+          step_role(variant.steps[i]) == StepRole::Required || variant.limit < 0 || static_cast<int>(i) < variant.limit;
+      if (!applied) continue;
+      progress.stage(encode_stage(Stage::compile(variant.steps[i])));
+      off = off || variant.steps[i] == "OffByOne";
+    }
+    CompiledRuns out;
+    for (const Case* c : cases) {
+      progress.stage(encode_stage(Stage::run(c->env)));
+      CompiledRuns::Run run;
+      run.outputs = reference::evaluate(p, c->env, c->inputs, reference::Mode::Native).outputs;
+      if (off) run.outputs[0].set(0, run.outputs[0].get(0) + 1);
       out.runs.push_back(std::move(run));
     }
     return out;
@@ -83,6 +144,43 @@ TEST(CompilerUnderTest, AnotherCompilerIsCheckedAndSignedByTheSamePath) {
   EXPECT_EQ(off, bindings);
   EXPECT_EQ(crashed, 1) << "a compile that crashes is one verdict, whatever the bindings";
   EXPECT_EQ(v.overall(), VerdictKind::Mismatch);
+}
+
+// The step that breaks the output is found by its number and kept alone with the required one;
+// the reduction writes the compiler's own reproducer file and names it in the report.
+TEST(CompilerUnderTest, AnotherCompilersFailureIsBisectedToItsStepAndReduced) {
+  const StepwiseCompiler compiler;
+  CheckOptions o;
+  o.compiler = &compiler;
+  o.pipelines = {};
+  o.random_bindings = 0;
+  o.limits.cpu_seconds = 30;
+  const Program p = parse_program(kElementwiseProgram, "ew.ir");
+  const std::optional<FailingRun> failing = first_failing_run(p, o);
+  ASSERT_TRUE(failing);
+  EXPECT_EQ(failing->verdict.kind, VerdictKind::Mismatch);
+  const Culprit c = find_culprit(p, *failing, o);
+  ASSERT_TRUE(c.reproduced);
+  EXPECT_EQ(c.pass, "OffByOne") << format_culprit(c);
+  EXPECT_EQ(c.application, 3);
+  EXPECT_EQ(c.minimal_passes, (std::vector<std::string>{"Lower", "OffByOne"}));
+
+  const std::string dir = (std::filesystem::path(::testing::TempDir()) / "stepwise_reduction").string();
+  std::filesystem::remove_all(dir);
+  fuzz::ReduceOptions ro;
+  ro.time_limit = 120;
+  const ReductionReport r = reduce_failure(p, *failing, o, ro, dir);
+  EXPECT_TRUE(r.reproduces);
+  EXPECT_EQ(r.culprit.pass, "OffByOne");
+  EXPECT_LE(r.reduced.program.num_calls(), p.num_calls());
+  std::ifstream written(std::filesystem::path(dir) / "stand_in.txt");
+  std::string line;
+  std::getline(written, line);
+  EXPECT_EQ(line, "full");
+  const std::string report = report_markdown(r);
+  EXPECT_NE(report.find("a stepwise compiler 2.0 full"), std::string::npos) << report;
+  EXPECT_NE(report.find("--steps Lower"), std::string::npos) << report;
+  EXPECT_NE(report.find("stand_in.txt names the variant"), std::string::npos) << report;
 }
 
 }  // namespace

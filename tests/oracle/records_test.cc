@@ -7,6 +7,7 @@
 
 #include "compiler/ir/diagnostics.h"
 #include "oracle/campaign/record.h"
+#include "oracle/check/compiler.h"
 #include "oracle/check/signature.h"
 #include "oracle/check/stage.h"
 #include "oracle/check/verdict.h"
@@ -51,7 +52,7 @@ TEST(Records, SignaturesReadAsTheyAreWritten) {
 // earlier versions hold "output of atanN".
 TEST(Records, AVerdictsSignatureMasksEveryNumber) {
   VariantVerdict v;
-  v.variant = named_variant("O3", "test");
+  v.variant = builtin_compiler().named("O3", "test");
   v.kind = VerdictKind::Mismatch;
   v.stage = Stage::compare();
   v.output_op = "atan2";

@@ -60,7 +60,7 @@ TEST_P(ReduceFault, ReducesToAFewOpsBlamingTheFaultyPass) {
   EXPECT_EQ(r.culprit.pass, c.culprit) << format_culprit(r.culprit);
   EXPECT_LE(r.reduced.program.num_calls(), 5u) << print(r.reduced.program);
   EXPECT_LT(r.reduced.program.num_calls(), p.num_calls() + (p.num_calls() == 1 ? 1u : 0u));
-  EXPECT_EQ(failure_key(r.reduced_failure), r.culprit.key) << r.reduced_failure.message;
+  EXPECT_EQ(FailureKey::of(r.reduced_failure), r.culprit.key) << r.reduced_failure.message;
   EXPECT_EQ(r.reduced_failure.kind, c.kind);
   EXPECT_TRUE(r.reproduces);
   EXPECT_TRUE(r.passes_without_faults) << "the reduced program must fail only because of the fault";
@@ -169,7 +169,8 @@ TEST(ReduceNoSlippage, AMismatchDoesNotBecomeATimeout) {
 )",
                                           "alone.ir");
   options.limits.cpu_seconds = 1;  // the slipped candidates hang: each costs this (CPU time: load does not matter)
-  ASSERT_EQ(check_pipeline(exp_alone, failing->variant.tested.pipeline, {}, options).kind, VerdictKind::Timeout)
+  ASSERT_EQ(check_pipeline(exp_alone, builtin_pipeline(failing->variant.tested), {}, options).kind,
+            VerdictKind::Timeout)
       << "the slippage this test guards against must be possible";
   const ReductionReport r = reduce_failure(p, *failing, options, {}, "");
   EXPECT_EQ(r.reduced_failure.kind, VerdictKind::Mismatch);

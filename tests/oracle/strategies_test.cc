@@ -38,15 +38,15 @@ TEST(Strategies, RandomOrdersAreRecordedWithTheirPassesAndReproduce) {
   for (size_t i = 0; i < a.variants.size(); ++i) {
     const VariantVerdict& v = a.variants[i];
     if (v.variant.name().rfind("order", 0) != 0) {
-      EXPECT_FALSE(v.variant.tested.records_passes()) << v.variant.name();
+      EXPECT_FALSE(v.variant.tested.records_steps()) << v.variant.name();
       continue;
     }
     ++orders;
-    const std::vector<std::string>& passes = v.variant.tested.pipeline.passes;
+    const std::vector<std::string>& passes = v.variant.tested.steps;
     EXPECT_EQ(v.variant.tested.kind, VariantKind::RandomOrder);
     EXPECT_FALSE(passes.empty());
     EXPECT_EQ(v.to_json().at("passes"), passes);
-    EXPECT_EQ(passes, b.variants[i].variant.tested.pipeline.passes) << "orders must depend only on the program";
+    EXPECT_EQ(passes, b.variants[i].variant.tested.steps) << "orders must depend only on the program";
   }
   EXPECT_EQ(orders, 2 * static_cast<int>(reference::standard_bindings(p).size()));
 }
@@ -71,19 +71,24 @@ TEST(Strategies, CrossChecksOptLevelsWhenBothRan) {
 TEST(Strategies, CustomPassListsAreCheckedAndSignedAsCustom) {
   CheckOptions o = in_process();
   o.pipelines = {};
-  o.custom = {pipeline::Pipeline{"custom", {"DeadCodeElimination", "LegalizeOps"}, 2}};
+  o.custom = {pipeline::Pipeline{"custom", {"DeadCodeElimination", "LegalizeOps"}, 2, true}};
   const Verdict v = check_program(parse_program(kProgram), o);
   ASSERT_FALSE(v.variants.empty());
+  // Listed with the flags that compile it again, FMA contraction included.
+  EXPECT_NE(format_verdict(v, "t").find("  custom = --passes DeadCodeElimination,LegalizeOps --passes-llvm 2 "
+                                        "--passes-fma\n"),
+            std::string::npos)
+      << format_verdict(v, "t");
   for (const auto& var : v.variants) {
     EXPECT_EQ(var.variant.name(), "custom");
-    EXPECT_EQ(var.variant.tested.pipeline.llvm_opt_level, 2);
+    EXPECT_EQ(builtin_pipeline(var.variant.tested).llvm_opt_level, 2);
     EXPECT_EQ(var.kind, VerdictKind::Ok);
   }
   VariantVerdict failing = v.variants.front();
   failing.kind = VerdictKind::CompileCrash;
   failing.stage = Stage::compile("DeadCodeElimination");
   failing.variant.tested.kind = VariantKind::RandomOrder;
-  failing.variant.tested.pipeline.name = "order2";
+  failing.variant.tested.label = "order2";
   EXPECT_EQ(failing.signature().str().find("compile_crash|custom|DeadCodeElimination|"), 0u)
       << failing.signature().str();
 }

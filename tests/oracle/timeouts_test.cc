@@ -151,7 +151,7 @@ TEST(Timeouts, AHangReducesWithBudgetsRelativeToTheOriginalsWork) {
   CheckOptions o = one_pipeline("O0", 30);
   // A failure as a campaign records it: the hang, with the CPU its compile took before the run.
   FailingRun failing;
-  failing.variant = named_variant("O0", "test");
+  failing.variant = builtin_compiler().named("O0", "test");
   failing.verdict.kind = VerdictKind::Timeout;
   failing.work_cpu_seconds = 0.05;
   const ReductionReport r = reduce_failure(p, failing, o, {}, "");

@@ -16,6 +16,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "oracle/campaign/campaign.h"
+#include "oracle/check/compiler.h"
 #include "oracle/reduce/reduce_failure.h"
 
 namespace difftest::oracle {
@@ -54,14 +55,15 @@ CheckOptions quiet() {
 
 TEST(Variant, NamesAndRecordsRoundTrip) {
   VariantVerdict v;
-  v.variant = VariantId(specialized_variant(pipeline::find_pipeline("O2")), named_variant("O2", "test"));
+  v.variant = VariantId(*builtin_compiler().specialized(builtin_compiler().named("O2", "test")),
+                        builtin_compiler().named("O2", "test"));
   v.kind = VerdictKind::Mismatch;
   v.binding = {{"n", 3}};
   const VariantId& spec = v.variant;
   EXPECT_TRUE(spec.specialized());
   ASSERT_TRUE(spec.against);
   EXPECT_EQ(spec.against->name(), "O2");
-  EXPECT_EQ(spec.tested.pipeline.passes.front(), "SpecializeShapes");
+  EXPECT_EQ(spec.tested.steps.front(), "SpecializeShapes");
   EXPECT_EQ(spec.name(), "O2~O2-specialized");
   const VariantVerdict back = VariantVerdict::from_json(v.to_json(), "test");
   EXPECT_EQ(back.variant.name(), spec.name());
@@ -71,7 +73,7 @@ TEST(Variant, NamesAndRecordsRoundTrip) {
   const VariantId old = VariantId::from_json(nlohmann::json{{"pipeline", "O0~O3"}}, "test");
   ASSERT_TRUE(old.against);
   EXPECT_EQ(old.against->name(), "O0");
-  EXPECT_EQ(old.tested.pipeline.name, "O3");
+  EXPECT_EQ(old.tested.name(), "O3");
   EXPECT_THROW(VariantId::from_json(nlohmann::json{{"pipeline", "O9"}}, "verdict.json"), UserError);
   EXPECT_THROW(VariantVerdict::from_json(nlohmann::json{{"pipeline", "O3"}, {"kind", "exploded"}}, "v.json"),
                UserError);
@@ -79,11 +81,11 @@ TEST(Variant, NamesAndRecordsRoundTrip) {
 
 TEST(Variant, TheRecordedFailureIsTheVariantWithTheVerdictsSignature) {
   VariantVerdict ok, first, chosen;
-  ok.variant = named_variant("O0", "test");
-  first.variant = named_variant("O1", "test");
+  ok.variant = builtin_compiler().named("O0", "test");
+  first.variant = builtin_compiler().named("O1", "test");
   first.kind = VerdictKind::Mismatch;
   first.output_op = "mul";
-  chosen.variant = specialized_variant(pipeline::find_pipeline("O3"));
+  chosen.variant = *builtin_compiler().specialized(builtin_compiler().named("O3", "test"));
   chosen.kind = VerdictKind::Mismatch;
   chosen.output_op = "tanh";
   chosen.binding = {{"n", 5}};
@@ -101,7 +103,7 @@ TEST(Variant, TheRecordedFailureIsTheVariantWithTheVerdictsSignature) {
   EXPECT_EQ(recorded_failing_run(p, verdict, "verdict.json")->variant.name(), "O1") << "else the first failure";
   // A compile failure has no binding of its own: reduction still needs one for sizes and inputs.
   VariantVerdict crash;
-  crash.variant = named_variant("O1", "test");
+  crash.variant = builtin_compiler().named("O1", "test");
   crash.kind = VerdictKind::CompileCrash;
   crash.stage = Stage::compile("LegalizeOps");
   verdict = {{"variants", {crash.to_json()}}};
@@ -117,7 +119,7 @@ TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
   const faults::ScopedFaults on({"mul-drops-tail"});
   const Program p = parse_program(kMulTanh, "mt.ir");
   FailingRun failing;
-  failing.variant = specialized_variant(pipeline::find_pipeline("O1"));
+  failing.variant = *builtin_compiler().specialized(builtin_compiler().named("O1", "test"));
   failing.binding = {{"n", 3}};
   failing.verdict.kind = VerdictKind::Mismatch;
   const fs::path dir = fs::temp_directory_path() / fmt::format("difftest_specialized.{}", ::getpid());
@@ -142,7 +144,7 @@ TEST(Variant, ACrossCheckFailureReducesAsTheDisagreementOfTwoCompiles) {
   const faults::ScopedFaults on({"schedule-reduction-tail"});
   const Program p = parse_program(kSum, "s.ir");
   FailingRun failing;
-  failing.variant = VariantId(named_variant("O3", "test"), named_variant("O0", "test"));
+  failing.variant = VariantId(builtin_compiler().named("O3", "test"), builtin_compiler().named("O0", "test"));
   failing.binding = {{"n", 2}};
   failing.verdict.kind = VerdictKind::Mismatch;
   const ReductionReport r = reduce_failure(p, failing, quiet(), {}, "");
