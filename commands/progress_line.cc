@@ -1,11 +1,11 @@
-#include "tools/progress_line.h"
+#include "commands/progress_line.h"
 
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
 
-namespace difftest::cli {
+namespace difftest::commands {
 
 namespace {
 
@@ -67,4 +67,4 @@ void ProgressLine::finish() {
   std::fflush(out_);
 }
 
-}  // namespace difftest::cli
+}  // namespace difftest::commands

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-namespace difftest::cli {
+namespace difftest::commands {
 
 class ProgressLine {
  public:
@@ -38,4 +38,4 @@ class ProgressLine {
   std::chrono::steady_clock::time_point last_shown_;
 };
 
-}  // namespace difftest::cli
+}  // namespace difftest::commands

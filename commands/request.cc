@@ -1,0 +1,71 @@
+#include "commands/request.h"
+
+#include "compiler/faults/faults.h"
+#include "compiler/ir/diagnostics.h"
+#include "compiler/pipeline/pass_manager.h"
+
+namespace difftest::commands {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= s.size()) {
+    const size_t comma = s.find(',', at);
+    const std::string item = s.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return out;
+}
+
+oracle::CheckOptions check_options(const CheckRequest& r) {
+  oracle::CheckOptions options;
+  options.pipelines = r.opt == "none" ? std::vector<std::string>{} : split_list(r.opt);
+  for (const auto& name : options.pipelines) pipeline::find_pipeline(name);
+  if (!r.passes.empty()) {
+    pipeline::Pipeline custom{"custom", pipeline::parse_pass_list(r.passes, "--passes"), r.passes_llvm};
+    custom.fma_contraction = r.passes_fma;
+    options.custom.push_back(std::move(custom));
+  }
+  options.random_orders = r.orders;
+  if (options.pipelines.empty() && options.custom.empty() && options.random_orders == 0) {
+    throw UserError(ErrorKind::Usage, "--opt: no pipeline given (and no --passes or --orders)");
+  }
+  if (!(r.timeout > 0)) throw UserError(ErrorKind::Usage, "--timeout: must be positive");
+  if (r.random_bindings < 0 || r.random_bindings > 64) {
+    throw UserError(ErrorKind::Usage, "--random-bindings: must be 0..64");
+  }
+  options.limits.cpu_seconds = r.timeout;
+  options.tolerance = r.tolerance;
+  options.random_bindings = r.random_bindings;
+  options.ensemble.members = r.members;
+  for (const auto& name : r.inject) faults::enable(name);
+  return options;
+}
+
+GeneratorOptions generator_options(const std::string& weights) {
+  GeneratorOptions g;
+  if (!weights.empty()) g.weights = parse_op_weights(weights, "--weights");
+  return g;
+}
+
+oracle::CampaignOptions campaign_options(const CheckRequest& check, const SeedRequest& seeds,
+                                         const std::string& time_flag) {
+  oracle::CampaignOptions o;
+  o.check = check_options(check);
+  o.faults = faults::enabled_faults();
+  o.generator = generator_options(check.weights);
+  if (seeds.seeds.empty()) {
+    o.unbounded = true;
+  } else {
+    std::tie(o.first_seed, o.last_seed) = oracle::parse_seed_range(seeds.seeds, "--seeds");
+  }
+  if (seeds.time < 0) throw UserError(ErrorKind::Usage, time_flag + ": must not be negative");
+  o.time_limit = seeds.time;
+  o.jobs = seeds.jobs;
+  o.shard = oracle::parse_shard(seeds.shard, "--shard");
+  return o;
+}
+
+}  // namespace difftest::commands

@@ -1,0 +1,61 @@
+// What a difftest subcommand was asked, in the libraries' terms. tools/ binds its flags to these
+// fields; the functions here validate them (a UserError names the flag) and build the oracle's
+// options from them.
+#pragma once
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fuzz/generator.h"
+#include "oracle/campaign/campaign.h"
+#include "oracle/check/check.h"
+
+namespace difftest::commands {
+
+// The exit codes of every command: 0 everything agreed / input valid; 1 a failure was found;
+// 2 bad input or usage (a UserError); 3 internal error in difftest.
+enum Exit { kOk = 0, kFailure = 1, kBadInput = 2, kInternal = 3 };
+
+// Where a command's lines go (stdout for the command line).
+using Print = std::function<void(const std::string&)>;
+
+// Shared by --seed, run, fuzz, gate, reduce and bisect: which pipelines, how long, which faults.
+struct CheckRequest {
+  std::string opt = fmt::format("{}", fmt::join(oracle::default_check_options().pipelines, ","));
+  std::string passes, save_dir, weights;
+  int orders = oracle::default_check_options().random_orders, passes_llvm = 0;
+  bool passes_fma = false, json = false;
+  std::vector<std::string> inject;
+  double timeout = 10;
+  int random_bindings = 2;
+  int members = tolerance::EnsembleOptions{}.members;
+  tolerance::Options tolerance = oracle::CheckOptions{}.tolerance;
+  // Whether a flag ("--orders") was on the command line (unset: none was).
+  std::function<bool(const std::string&)> given;
+
+  bool was_given(const std::string& flag) const { return given && given(flag); }
+  // --opt, --passes or --orders on the command line
+  bool pipelines_given() const { return was_given("--opt") || was_given("--passes") || was_given("--orders"); }
+};
+
+// Validates the request (usage errors before any work) and turns its faults on.
+oracle::CheckOptions check_options(const CheckRequest& r);
+// The generator's options with --weights applied (UserError naming the flag when malformed).
+GeneratorOptions generator_options(const std::string& weights);
+std::vector<std::string> split_list(const std::string& s);
+
+// Shared by fuzz and gate: `--seeds A..B` (empty: unbounded, from 0), `--time`/`--budget`
+// SECONDS, --jobs and --shard.
+struct SeedRequest {
+  std::string seeds, shard = "0/1";
+  double time = 0;
+  int jobs = 1;
+};
+oracle::CampaignOptions campaign_options(const CheckRequest& check, const SeedRequest& seeds,
+                                         const std::string& time_flag);
+
+}  // namespace difftest::commands
