@@ -112,13 +112,19 @@ const char* kElementwiseProgram = R"(program @ew(n: 1..8) {
 }
 )";
 
-TEST(CompilerUnderTest, AnotherCompilerIsCheckedAndSignedByTheSamePath) {
-  const ReferenceAsCompiler compiler;
+// The compiler's own variants only, under the standard bindings.
+CheckOptions checks_of(const CompilerUnderTest& compiler) {
   CheckOptions o;
   o.compiler = &compiler;
   o.pipelines = {};
   o.random_bindings = 0;
   o.limits.cpu_seconds = 30;
+  return o;
+}
+
+TEST(CompilerUnderTest, AnotherCompilerIsCheckedAndSignedByTheSamePath) {
+  const ReferenceAsCompiler compiler;
+  const CheckOptions o = checks_of(compiler);
   const Verdict v = check_program(parse_program(kElementwiseProgram, "ew.ir"), o);
   int exact = 0, off = 0, crashed = 0;
   for (const auto& var : v.variants) {
@@ -150,11 +156,7 @@ TEST(CompilerUnderTest, AnotherCompilerIsCheckedAndSignedByTheSamePath) {
 // the reduction writes the compiler's own reproducer file and names it in the report.
 TEST(CompilerUnderTest, AnotherCompilersFailureIsBisectedToItsStepAndReduced) {
   const StepwiseCompiler compiler;
-  CheckOptions o;
-  o.compiler = &compiler;
-  o.pipelines = {};
-  o.random_bindings = 0;
-  o.limits.cpu_seconds = 30;
+  const CheckOptions o = checks_of(compiler);
   const Program p = parse_program(kElementwiseProgram, "ew.ir");
   const std::optional<FailingRun> failing = first_failing_run(p, o);
   ASSERT_TRUE(failing);
