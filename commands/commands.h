@@ -94,4 +94,19 @@ struct ReduceRequest {
 int reduce_command(ReduceRequest r, ProgressLine& progress, const Print& out);
 int bisect_command(ReduceRequest r, ProgressLine& progress, const Print& out);
 
+// import MODEL.onnx: the program an ONNX model computes, as IR text; `dims` give each dim_param
+// a range ("n=1..512").
+struct ImportRequest {
+  std::string file;
+  std::vector<std::string> dims;
+};
+int import_command(const ImportRequest& r, const Print& out);
+
+// onnx-conformance [DIR]: the reference against ONNX's node tests; with `expect`, a failure when
+// the outcomes differ from that file; `write_expect` writes them.
+struct ConformanceRequest {
+  std::string dir, expect, write_expect;
+};
+int onnx_conformance_command(const ConformanceRequest& r, ProgressLine& progress, const Print& out);
+
 }  // namespace difftest::commands

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ llvm-14-dev libeigen3-dev libopenblas-dev librapidcheck-dev nlohmann-json3-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev python3 python3-numpy)
+          libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev python3 python3-numpy
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -138,6 +138,17 @@ int main(int argc, char** argv) {
   commands::ReduceRequest bsf;
   add_reduce_flags(bisect, bsf, false);
 
+  auto* import = app.add_subcommand("import", "print the program an ONNX model computes, as IR text");
+  commands::ImportRequest imp;
+  import->add_option("model", imp.file, "ONNX model (.onnx)")->required();
+  import->add_option("--dim", imp.dims, "the range of a symbolic dim, e.g. n=1..512; repeatable");
+
+  auto* conformance = app.add_subcommand("onnx-conformance", "hold the reference against ONNX's node tests");
+  commands::ConformanceRequest conf;
+  conformance->add_option("dir", conf.dir, "node test directory (default: libonnx-testdata's)");
+  conformance->add_option("--expect", conf.expect, "fail when an outcome differs from this expectations file");
+  conformance->add_option("--write-expect", conf.write_expect, "write the outcomes to this expectations file");
+
   auto* list_ops = app.add_subcommand("list-ops", "list the op registry");
   bool markdown = false;
   list_ops->add_flag("--markdown", markdown, "print the full reference (docs/ops.md)");
@@ -167,6 +178,8 @@ int main(int argc, char** argv) {
     if (list_faults->parsed()) return commands::list_faults_command(print_out);
     if (reduce->parsed()) return commands::reduce_command(rdf, progress, print_out);
     if (bisect->parsed()) return commands::bisect_command(bsf, progress, print_out);
+    if (import->parsed()) return commands::import_command(imp, print_out);
+    if (conformance->parsed()) return commands::onnx_conformance_command(conf, progress, print_out);
     if (list_passes) return commands::list_passes_command(print_out);
     if (*seed_opt) return commands::seed_command(seed, sf, print_out);
     fmt::print(stderr, "{}", app.help());

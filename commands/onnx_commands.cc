@@ -1,0 +1,83 @@
+// import and onnx-conformance (commands.h).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "commands/commands.h"
+#include "compiler/ir/diagnostics.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/verifier.h"
+#include "compiler/tensor/npy.h"
+#include "interop/onnx/conformance.h"
+#include "interop/onnx/import.h"
+
+namespace difftest::commands {
+
+namespace {
+
+// "n=1..512" -> {"n", [1, 512]}.
+std::pair<std::string, sym::Range> parse_dim_range(const std::string& text) {
+  const auto bad = [&] {
+    return UserError(ErrorKind::Usage, fmt::format("--dim {}: expected NAME=LO..HI with 1 <= LO <= HI", text));
+  };
+  const size_t eq = text.find('='), dots = text.find("..");
+  if (eq == std::string::npos || dots == std::string::npos || dots < eq || eq == 0) throw bad();
+  try {
+    size_t used_lo = 0, used_hi = 0;
+    const std::string lo_text = text.substr(eq + 1, dots - eq - 1), hi_text = text.substr(dots + 2);
+    const int64_t lo = std::stoll(lo_text, &used_lo), hi = std::stoll(hi_text, &used_hi);
+    if (used_lo != lo_text.size() || used_hi != hi_text.size() || lo < 1 || hi < lo || hi > kMaxDimVarValue) {
+      throw bad();
+    }
+    return {text.substr(0, eq), sym::Range{lo, hi}};
+  } catch (const std::logic_error&) {
+    throw bad();
+  }
+}
+
+std::string read_text(const std::string& path, const std::string& flag) {
+  std::ifstream in(path);
+  if (!in) throw UserError(ErrorKind::Io, fmt::format("{} {}: cannot read the file", flag, path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+int import_command(const ImportRequest& r, const Print& out) {
+  interop::ImportOptions options;
+  for (const auto& d : r.dims) options.dims.insert(parse_dim_range(d));
+  const Program p = interop::import_model(interop::read_model(r.file), options, r.file);
+  verify(p);
+  out(print(p));
+  return kOk;
+}
+
+int onnx_conformance_command(const ConformanceRequest& r, ProgressLine& progress, const Print& out) {
+  const std::string expected = r.expect.empty() ? "" : read_text(r.expect, "--expect");
+  int done = 0;
+  const interop::ConformanceReport report = interop::run_conformance(
+      r.dir.empty() ? interop::kDefaultNodeTestDir : r.dir, [&](const interop::NodeTestResult& t) {
+        progress.update(
+            fmt::format("onnx-conformance: {} tests, last {} {}", ++done, t.name, interop::outcome_name(t.outcome)));
+      });
+  progress.finish();
+  out(interop::format_conformance(report));
+  if (!r.write_expect.empty()) {
+    write_file_atomic(r.write_expect, interop::expectations_text(report));
+    out(fmt::format("wrote the outcomes to {}\n", r.write_expect));
+  }
+  if (r.expect.empty()) return kOk;
+  const std::vector<std::string> changes = interop::expectation_changes(report, expected);
+  if (changes.empty()) {
+    out(fmt::format("every outcome is as {} expects\n", r.expect));
+    return kOk;
+  }
+  out(fmt::format("{} outcomes differ from {}:\n", changes.size(), r.expect));
+  for (const auto& c : changes) out("  " + c + "\n");
+  return kFailure;
+}
+
+}  // namespace difftest::commands

@@ -1,0 +1,90 @@
+// The importer's state while it walks a graph (interop/onnx/ only): the program being built,
+// ONNX names -> values, the constants an op needs as attributes, and one node's view of it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/ops/op.h"
+#include "interop/onnx/import.h"
+
+namespace difftest::interop {
+
+using AttrList = std::vector<std::pair<std::string, AttrValue>>;
+
+class GraphImport {
+ public:
+  explicit GraphImport(sym::Ranges ranges) : ranges_(std::move(ranges)) {}
+
+  // A fresh IR name for an ONNX one.
+  std::string fresh_name(const std::string& onnx_name);
+  Value param(const std::string& onnx_name, TensorType type);
+  Value constant(const std::string& onnx_name, const Tensor& value);
+  // Calls `op` (inferring result types) with fresh names derived from `hint`.
+  std::vector<Value> call(const std::string& op, std::vector<Value> args, const AttrList& attrs,
+                          const std::string& hint);
+
+  void bind(const std::string& onnx_name, const Value& v) { values_[onnx_name] = v; }
+  std::optional<Value> lookup(const std::string& onnx_name) const;
+  const Tensor* constant_of(const Value& v) const;
+
+  const sym::Ranges& ranges() const { return ranges_; }
+  std::vector<Binding>& bindings() { return bindings_; }
+
+ private:
+  sym::Ranges ranges_;
+  std::vector<Binding> bindings_;
+  std::map<std::string, Value> values_;
+  std::set<std::string> used_names_;
+  std::map<const ValueNode*, Tensor> constants_;
+};
+
+// One node being translated.
+class NodeImport {
+ public:
+  NodeImport(GraphImport& graph, const ::onnx::NodeProto& node, int index, int opset)
+      : graph_(graph), node_(node), index_(index), opset_(opset) {}
+
+  const ::onnx::NodeProto& node() const { return node_; }
+  int opset() const { return opset_; }
+  size_t num_inputs() const { return static_cast<size_t>(node_.input_size()); }
+  bool has_input(size_t i) const;
+  Value input(size_t i) const;                           // required
+  std::optional<Tensor> constant_input(size_t i) const;  // nullopt when absent; Unsupported when not constant
+  std::vector<int64_t> ints_input(size_t i) const;       // a required constant integer tensor
+
+  bool has_attr(const std::string& name) const;
+  int64_t attr_int(const std::string& name, int64_t fallback) const;
+  double attr_float(const std::string& name, double fallback) const;
+  std::vector<int64_t> attr_ints(const std::string& name) const;
+  std::string attr_string(const std::string& name, const std::string& fallback) const;
+  const ::onnx::TensorProto* attr_tensor(const std::string& name) const;
+  // Unsupported for any attribute of the node not in `known`.
+  void only_attrs(std::initializer_list<const char*> known) const;
+
+  Value call(const std::string& op, std::vector<Value> args, const AttrList& attrs = {}) const;
+  std::vector<Value> calls(const std::string& op, std::vector<Value> args, const AttrList& attrs = {}) const;
+  Value constant(const Tensor& value) const;
+  // A scalar of `dtype` (for x + 1, 1 / x, ...).
+  Value scalar(DType dtype, double value) const;
+
+  // Where the node is, for messages: "node 3 'add1' (Add, opset 13)".
+  std::string where() const;
+  [[noreturn]] void unsupported(const std::string& reason, const std::string& why) const;
+
+ private:
+  GraphImport& graph_;
+  const ::onnx::NodeProto& node_;
+  int index_;
+  int opset_;
+};
+
+// Translates one node into values for its outputs, in order (an output the node does not use
+// may be left undefined).
+using Translator = std::vector<Value> (*)(const NodeImport& n);
+const std::map<std::string, Translator>& translators();
+
+}  // namespace difftest::interop

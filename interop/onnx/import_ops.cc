@@ -1,0 +1,638 @@
+// One translator per ONNX op type (import_context.h): what the op computes, in difftest ops.
+// Where ONNX and difftest differ the translator says so (Unsupported with the reason) rather
+// than guessing; docs/onnx.md lists each op's mapping.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "interop/onnx/import_context.h"
+
+namespace difftest::interop {
+
+namespace {
+
+int rank_of(const Value& v) { return v.type().rank(); }
+DType dtype_of(const Value& v) { return v.type().dtype; }
+const std::vector<sym::Expr>& dims_of(const Value& v) { return v.type().shape; }
+
+// An axis in [-rank, rank) as a non-negative one.
+int64_t normalized_axis(const NodeImport& n, int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    throw UserError(ErrorKind::Attribute,
+                    fmt::format("{}: axis {} is out of range for rank {}", n.where(), axis, rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+sym::Expr product(const std::vector<sym::Expr>& dims, size_t from, size_t to) {
+  sym::Expr p = sym::Expr::constant(1);
+  for (size_t i = from; i < to; ++i) p = p.is_const(1) ? dims[i] : p * dims[i];
+  return p;
+}
+
+void require_float(const NodeImport& n, const Value& v) {
+  if (!is_float(dtype_of(v))) {
+    n.unsupported(
+        fmt::format("{} on {}", n.node().op_type(), dtype_name(dtype_of(v))),
+        fmt::format("{}: difftest's counterpart takes float operands, not {}", n.where(), dtype_name(dtype_of(v))));
+  }
+}
+
+template <const char* kOp>
+std::vector<Value> unary(const NodeImport& n) {
+  n.only_attrs({});
+  return {n.call(kOp, {n.input(0)})};
+}
+
+template <const char* kOp>
+std::vector<Value> unary_float(const NodeImport& n) {
+  n.only_attrs({});
+  require_float(n, n.input(0));
+  return {n.call(kOp, {n.input(0)})};
+}
+
+template <const char* kOp>
+std::vector<Value> binary(const NodeImport& n) {
+  n.only_attrs({});
+  return {n.call(kOp, {n.input(0), n.input(1)})};
+}
+
+template <const char* kOp>
+std::vector<Value> binary_float(const NodeImport& n) {
+  n.only_attrs({});
+  require_float(n, n.input(0));
+  return {n.call(kOp, {n.input(0), n.input(1)})};
+}
+
+// Max, Min, Sum of any number of operands, left to right.
+template <const char* kOp>
+std::vector<Value> variadic(const NodeImport& n) {
+  n.only_attrs({});
+  Value acc = n.input(0);
+  for (size_t i = 1; i < n.num_inputs(); ++i) acc = n.call(kOp, {acc, n.input(i)});
+  return {acc};
+}
+
+constexpr char kExp[] = "exp", kLog[] = "log", kSqrt[] = "sqrt", kTanh[] = "tanh", kSigmoid[] = "sigmoid",
+               kErf[] = "erf", kSin[] = "sin", kCos[] = "cos", kFloor[] = "floor", kRound[] = "round", kNeg[] = "neg",
+               kAbs[] = "abs", kRelu[] = "relu", kNot[] = "logical_not", kAdd[] = "add", kSub[] = "sub", kMul[] = "mul",
+               kDiv[] = "div", kPow[] = "pow", kEqual[] = "equal", kLess[] = "less", kLessEqual[] = "less_equal",
+               kGreater[] = "greater", kGreaterEqual[] = "greater_equal", kAnd[] = "logical_and", kOr[] = "logical_or",
+               kXor[] = "logical_xor", kMaximum[] = "maximum", kMinimum[] = "minimum", kWhere[] = "where";
+
+std::vector<Value> identity(const NodeImport& n) {
+  n.only_attrs({});
+  return {n.input(0)};
+}
+
+std::vector<Value> dropout(const NodeImport& n) {
+  // Inference: the identity; training_mode (input 2) must be absent or false.
+  n.only_attrs({"seed", "ratio", "is_test"});
+  if (const auto training = n.constant_input(2); training && training->get_int(0) != 0) {
+    n.unsupported("Dropout in training mode", fmt::format("{}: training_mode is true", n.where()));
+  }
+  if (n.node().output_size() > 1 && !n.node().output(1).empty()) {
+    n.unsupported("output 1 of Dropout", fmt::format("{}: the mask output is not supported", n.where()));
+  }
+  return {n.input(0)};
+}
+
+std::vector<Value> reciprocal(const NodeImport& n) {
+  n.only_attrs({});
+  const Value x = n.input(0);
+  require_float(n, x);
+  return {n.call("div", {n.scalar(dtype_of(x), 1), x})};
+}
+
+// ceil(x) = -floor(-x), exact in every float dtype.
+std::vector<Value> ceil_op(const NodeImport& n) {
+  n.only_attrs({});
+  const Value x = n.input(0);
+  require_float(n, x);
+  return {n.call("neg", {n.call("floor", {n.call("neg", {x})})})};
+}
+
+std::vector<Value> leaky_relu(const NodeImport& n) {
+  n.only_attrs({"alpha"});
+  require_float(n, n.input(0));
+  return {n.call("leaky_relu", {n.input(0)}, {{"alpha", n.attr_float("alpha", 0.01)}})};
+}
+
+std::vector<Value> div_op(const NodeImport& n) {
+  n.only_attrs({});
+  if (!is_float(dtype_of(n.input(0)))) {
+    n.unsupported("integer Div", fmt::format("{}: ONNX truncates an integer division toward zero; difftest's div is "
+                                             "for floats and floor_divide floors",
+                                             n.where()));
+  }
+  return {n.call("div", {n.input(0), n.input(1)})};
+}
+
+std::vector<Value> pow_op(const NodeImport& n) {
+  n.only_attrs({});
+  const Value base = n.input(0);
+  Value exponent = n.input(1);
+  if (!is_float(dtype_of(base))) {
+    n.unsupported("Pow of integers",
+                  fmt::format("{}: difftest's pow takes a float base, not {}", n.where(), dtype_name(dtype_of(base))));
+  }
+  // ONNX allows an exponent of another dtype: converted to the base's (exact for the integers
+  // and the narrower floats it may be; a wider float exponent is rounded first).
+  if (dtype_of(exponent) != dtype_of(base)) exponent = n.call("cast", {exponent}, {{"dtype", dtype_of(base)}});
+  return {n.call("pow", {base, exponent})};
+}
+
+std::vector<Value> mod_op(const NodeImport& n) {
+  n.only_attrs({"fmod"});
+  if (n.attr_int("fmod", 0) != 0 || is_float(dtype_of(n.input(0)))) {
+    n.unsupported("Mod with fmod=1", fmt::format("{}: only the integer floor modulo (fmod=0) is supported", n.where()));
+  }
+  return {n.call("floor_mod", {n.input(0), n.input(1)})};
+}
+
+std::vector<Value> mean_op(const NodeImport& n) {
+  n.only_attrs({});
+  Value acc = n.input(0);
+  require_float(n, acc);
+  for (size_t i = 1; i < n.num_inputs(); ++i) acc = n.call("add", {acc, n.input(i)});
+  if (n.num_inputs() == 1) return {acc};
+  return {n.call("div", {acc, n.scalar(dtype_of(acc), static_cast<double>(n.num_inputs()))})};
+}
+
+std::vector<Value> cast_op(const NodeImport& n) {
+  n.only_attrs({"to", "saturate"});
+  const int64_t to = n.attr_int("to", 0);
+  const std::optional<DType> dtype = dtype_from_onnx(static_cast<int32_t>(to));
+  if (!dtype) {
+    n.unsupported(
+        fmt::format("dtype {}", onnx_dtype_name(static_cast<int32_t>(to))),
+        fmt::format("{}: cast to {}, which difftest lacks", n.where(), onnx_dtype_name(static_cast<int32_t>(to))));
+  }
+  return {n.call("cast", {n.input(0)}, {{"dtype", *dtype}})};
+}
+
+std::vector<Value> cast_like(const NodeImport& n) {
+  n.only_attrs({"saturate"});
+  return {n.call("cast", {n.input(0)}, {{"dtype", dtype_of(n.input(1))}})};
+}
+
+std::vector<Value> clip_op(const NodeImport& n) {
+  const Value x = n.input(0);
+  const DType dt = dtype_of(x);
+  // No bound: the dtype's extremes (the largest double rounds to infinity in a narrower float).
+  const double lowest = is_float(dt) ? std::numeric_limits<double>::lowest() : static_cast<double>(int_min(dt));
+  const double highest = is_float(dt) ? std::numeric_limits<double>::max() : static_cast<double>(int_max(dt));
+  double lo = lowest, hi = highest;
+  if (n.opset() < 11) {
+    n.only_attrs({"min", "max"});
+    lo = n.attr_float("min", lowest);
+    hi = n.attr_float("max", highest);
+  } else {
+    n.only_attrs({});
+    if (const auto t = n.constant_input(1)) lo = t->get(0);
+    if (const auto t = n.constant_input(2)) hi = t->get(0);
+  }
+  if (lo > hi) {
+    n.unsupported("Clip with min > max", fmt::format("{}: min {} > max {} (ONNX then gives max)", n.where(), lo, hi));
+  }
+  return {n.call("clip", {x}, {{"min", lo}, {"max", hi}})};
+}
+
+// The reduced axes: the `axes` input (ReduceSum from opset 13) or attribute; empty means all,
+// unless noop_with_empty_axes.
+std::optional<std::vector<int64_t>> reduce_axes(const NodeImport& n, bool axes_from_input) {
+  std::vector<int64_t> axes =
+      axes_from_input ? (n.has_input(1) ? n.ints_input(1) : std::vector<int64_t>{}) : n.attr_ints("axes");
+  if (axes.empty() && n.attr_int("noop_with_empty_axes", 0) != 0) return std::nullopt;
+  for (auto& a : axes) a = normalized_axis(n, a, rank_of(n.input(0)));
+  return axes;
+}
+
+// `pre` maps the operand before the sum (x*x, |x|, exp), `post` the sum after it (sqrt, log).
+template <const char* kOp, const char* kPre, const char* kPost>
+std::vector<Value> reduce(const NodeImport& n) {
+  n.only_attrs({"axes", "keepdims", "noop_with_empty_axes"});
+  const bool from_input = n.node().op_type() == "ReduceSum" && n.opset() >= 13;
+  const std::optional<std::vector<int64_t>> axes = reduce_axes(n, from_input);
+  Value x = n.input(0);
+  if (!axes) return {x};
+  const std::string pre = kPre;
+  if (pre == "square") {
+    x = n.call("mul", {x, x});
+  } else if (!pre.empty()) {
+    x = n.call(pre, {x});
+  }
+  Value y = n.call(kOp, {x}, {{"axes", *axes}, {"keepdims", n.attr_int("keepdims", 1) != 0}});
+  if (std::string(kPost).size()) y = n.call(kPost, {y});
+  return {y};
+}
+
+constexpr char kSum[] = "sum", kMean[] = "mean", kMax[] = "max", kMin[] = "min", kProd[] = "prod", kNone[] = "",
+               kSquare[] = "square";
+
+template <const char* kOp>
+std::vector<Value> arg_reduce(const NodeImport& n) {
+  n.only_attrs({"axis", "keepdims", "select_last_index"});
+  const Value x = n.input(0);
+  const int64_t axis = normalized_axis(n, n.attr_int("axis", 0), rank_of(x));
+  const AttrList attrs = {{"axis", axis}, {"keepdims", n.attr_int("keepdims", 1) != 0}};
+  if (n.attr_int("select_last_index", 0) == 0) return {n.call(kOp, {x}, attrs)};
+  // Ties to the last index: the first index of the reversed axis, counted from its end.
+  const sym::Expr& d = dims_of(x)[static_cast<size_t>(axis)];
+  if (!d.is_const()) {
+    n.unsupported(fmt::format("attribute {}.select_last_index on a symbolic dim", n.node().op_type()),
+                  fmt::format("{}: select_last_index=1 needs a static dim {}", n.where(), axis));
+  }
+  const Value reversed = n.call("strided_slice", {x},
+                                {{"axes", std::vector<int64_t>{axis}},
+                                 {"begin", std::vector<sym::Expr>{sym::Expr::constant(-1)}},
+                                 {"end", std::vector<sym::Expr>{sym::Expr::constant(-d.value() - 1)}},
+                                 {"strides", std::vector<int64_t>{-1}}});
+  return {n.call("sub", {n.scalar(DType::i64, static_cast<double>(d.value() - 1)), n.call(kOp, {reversed}, attrs)})};
+}
+constexpr char kArgmax[] = "argmax", kArgmin[] = "argmin";
+
+std::vector<Value> matmul_op(const NodeImport& n) {
+  n.only_attrs({});
+  Value a = n.input(0), b = n.input(1);
+  require_float(n, a);
+  const bool a_vector = rank_of(a) == 1, b_vector = rank_of(b) == 1;
+  // NumPy's rule for 1-D operands: a row (a) or a column (b) vector, its dim removed after.
+  if (a_vector) a = n.call("expand_dims", {a}, {{"axis", int64_t{0}}});
+  if (b_vector) b = n.call("expand_dims", {b}, {{"axis", int64_t{1}}});
+  Value y = n.call("matmul", {a, b});
+  if (b_vector) y = n.call("squeeze", {y}, {{"axes", std::vector<int64_t>{rank_of(y) - 1}}});
+  if (a_vector) y = n.call("squeeze", {y}, {{"axes", std::vector<int64_t>{rank_of(y) - (b_vector ? 1 : 2)}}});
+  return {y};
+}
+
+std::vector<Value> gemm(const NodeImport& n) {
+  n.only_attrs({"alpha", "beta", "transA", "transB"});
+  const Value a = n.input(0), b = n.input(1);
+  require_float(n, a);
+  const DType dt = dtype_of(a);
+  Value y = n.call("matmul", {a, b},
+                   {{"transpose_a", n.attr_int("transA", 0) != 0}, {"transpose_b", n.attr_int("transB", 0) != 0}});
+  const double alpha = n.attr_float("alpha", 1), beta = n.attr_float("beta", 1);
+  if (alpha != 1) y = n.call("mul", {y, n.scalar(dt, alpha)});
+  if (n.has_input(2) && beta != 0) {
+    Value c = n.input(2);
+    if (beta != 1) c = n.call("mul", {c, n.scalar(dt, beta)});
+    y = n.call("add", {y, c});
+  }
+  return {y};
+}
+
+// Softmax and LogSoftmax: from opset 13 along one axis; before, over the input coerced to 2-D
+// at `axis` (default 1), which is one axis only when it is the last.
+template <const char* kOp>
+std::vector<Value> softmax_op(const NodeImport& n) {
+  n.only_attrs({"axis"});
+  const Value x = n.input(0);
+  require_float(n, x);
+  const int rank = rank_of(x);
+  const int64_t axis = normalized_axis(n, n.attr_int("axis", n.opset() >= 13 ? -1 : 1), rank);
+  if (n.opset() >= 13 || axis == rank - 1) return {n.call(kOp, {x}, {{"axis", axis}})};
+  const auto& d = dims_of(x);
+  const std::vector<sym::Expr> flat = {product(d, 0, static_cast<size_t>(axis)),
+                                       product(d, static_cast<size_t>(axis), d.size())};
+  const Value y = n.call(kOp, {n.call("reshape", {x}, {{"shape", flat}})}, {{"axis", int64_t{1}}});
+  return {n.call("reshape", {y}, {{"shape", d}})};
+}
+constexpr char kSoftmax[] = "softmax", kLogSoftmax[] = "log_softmax";
+
+std::vector<Value> layer_norm(const NodeImport& n) {
+  n.only_attrs({"axis", "epsilon", "stash_type"});
+  Value x = n.input(0);
+  require_float(n, x);
+  const DType dt = dtype_of(x);
+  const int rank = rank_of(x);
+  const int64_t axis = normalized_axis(n, n.attr_int("axis", -1), rank);
+  const auto& d = dims_of(x);
+  const sym::Expr width = product(d, static_cast<size_t>(axis), d.size());
+  Value scale = n.input(1);
+  Value bias;
+  if (n.has_input(2)) {
+    bias = n.input(2);
+  } else {
+    bias = n.call("zeros", {}, {{"shape", std::vector<sym::Expr>{width}}, {"dtype", dt}});
+  }
+  const bool last = axis == rank - 1;
+  if (!last) {
+    std::vector<sym::Expr> folded(d.begin(), d.begin() + axis);
+    folded.push_back(width);
+    x = n.call("reshape", {x}, {{"shape", folded}});
+  }
+  const std::vector<sym::Expr> flat = {width};
+  if (rank_of(scale) != 1) scale = n.call("reshape", {scale}, {{"shape", flat}});
+  if (rank_of(bias) != 1) bias = n.call("reshape", {bias}, {{"shape", flat}});
+  const double eps = n.attr_float("epsilon", 1e-5);
+  Value y = n.call("layer_norm", {x, scale, bias}, {{"axis", int64_t{-1}}, {"eps", eps}});
+  if (!last) y = n.call("reshape", {y}, {{"shape", d}});
+  if (n.node().output_size() == 1) return {y};
+  // Mean and InvStdDev over the normalized dims, kept as 1s: [d0, ..., d(axis-1), 1, ..., 1].
+  const Value x_orig = n.input(0);
+  std::vector<int64_t> axes;
+  for (int64_t a = axis; a < rank; ++a) axes.push_back(a);
+  const AttrList reduce = {{"axes", axes}, {"keepdims", true}};
+  const Value mean = n.call("mean", {x_orig}, reduce);
+  const Value centered = n.call("sub", {x_orig, mean});
+  const Value var = n.call("mean", {n.call("mul", {centered, centered})}, reduce);
+  const Value inv_std = n.call("rsqrt", {n.call("add", {var, n.scalar(dt, eps)})});
+  return {y, mean, inv_std};
+}
+
+std::vector<Value> transpose(const NodeImport& n) {
+  n.only_attrs({"perm"});
+  return {n.call("permute_dims", {n.input(0)}, {{"axes", n.attr_ints("perm")}})};
+}
+
+std::vector<Value> reshape_op(const NodeImport& n) {
+  n.only_attrs({"allowzero"});
+  const Value x = n.input(0);
+  const std::vector<int64_t> target = n.ints_input(1);
+  const bool allow_zero = n.attr_int("allowzero", 0) != 0;
+  std::vector<sym::Expr> shape;
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == 0 && !allow_zero) {
+      if (i >= dims_of(x).size()) {
+        throw UserError(ErrorKind::Shape, fmt::format("{}: shape entry {} copies a dim the input lacks", n.where(), i));
+      }
+      shape.push_back(dims_of(x)[i]);
+    } else if (target[i] == 0) {
+      n.unsupported("empty tensors", fmt::format("{}: a dim of size 0", n.where()));
+    } else {
+      shape.push_back(sym::Expr::constant(target[i]));
+    }
+  }
+  return {n.call("reshape", {x}, {{"shape", shape}})};
+}
+
+std::vector<Value> flatten(const NodeImport& n) {
+  n.only_attrs({"axis"});
+  const Value x = n.input(0);
+  const auto& d = dims_of(x);
+  const int64_t axis =
+      n.attr_int("axis", 1) == rank_of(x) ? rank_of(x) : normalized_axis(n, n.attr_int("axis", 1), rank_of(x));
+  const std::vector<sym::Expr> shape = {product(d, 0, static_cast<size_t>(axis)),
+                                        product(d, static_cast<size_t>(axis), d.size())};
+  return {n.call("reshape", {x}, {{"shape", shape}})};
+}
+
+std::vector<Value> concat(const NodeImport& n) {
+  n.only_attrs({"axis"});
+  std::vector<Value> args;
+  for (size_t i = 0; i < n.num_inputs(); ++i) args.push_back(n.input(i));
+  return {n.call("concat", args, {{"axis", normalized_axis(n, n.attr_int("axis", 0), rank_of(args.front()))}})};
+}
+
+std::vector<Value> split_op(const NodeImport& n) {
+  n.only_attrs({"axis", "split", "num_outputs"});
+  const Value x = n.input(0);
+  const int64_t axis = normalized_axis(n, n.attr_int("axis", 0), rank_of(x));
+  std::vector<int64_t> sizes = n.opset() >= 13 && n.has_input(1) ? n.ints_input(1) : n.attr_ints("split");
+  const auto outputs = static_cast<int64_t>(n.node().output_size());
+  if (sizes.empty()) return n.calls("split", {x}, {{"sections", outputs}, {"axis", axis}});
+  for (const int64_t size : sizes) {
+    if (size <= 0) n.unsupported("empty tensors", fmt::format("{}: a part of size {}", n.where(), size));
+  }
+  std::vector<int64_t> indices;
+  int64_t at = 0;
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) indices.push_back(at += sizes[i]);
+  return n.calls("split", {x}, {{"indices", indices}, {"axis", axis}});
+}
+
+std::vector<Value> squeeze_op(const NodeImport& n) {
+  n.only_attrs({"axes"});
+  const Value x = n.input(0);
+  std::vector<int64_t> axes =
+      n.opset() >= 13 ? (n.has_input(1) ? n.ints_input(1) : std::vector<int64_t>{}) : n.attr_ints("axes");
+  for (auto& a : axes) a = normalized_axis(n, a, rank_of(x));
+  return {n.call("squeeze", {x}, {{"axes", axes}})};
+}
+
+std::vector<Value> unsqueeze(const NodeImport& n) {
+  n.only_attrs({"axes"});
+  Value x = n.input(0);
+  std::vector<int64_t> axes = n.opset() >= 13 ? n.ints_input(1) : n.attr_ints("axes");
+  const int out_rank = rank_of(x) + static_cast<int>(axes.size());
+  for (auto& a : axes) a = normalized_axis(n, a, out_rank);
+  std::sort(axes.begin(), axes.end());
+  for (const int64_t a : axes) x = n.call("expand_dims", {x}, {{"axis", a}});
+  return {x};
+}
+
+std::vector<Value> gather(const NodeImport& n) {
+  n.only_attrs({"axis"});
+  const Value x = n.input(0);
+  // ONNX counts a negative index from the end: difftest's "wrap" mode.
+  return {n.call("take", {x, n.input(1)},
+                 {{"axis", normalized_axis(n, n.attr_int("axis", 0), rank_of(x))}, {"mode", std::string("wrap")}})};
+}
+
+std::vector<Value> expand(const NodeImport& n) {
+  n.only_attrs({});
+  const Value x = n.input(0);
+  const std::vector<int64_t> target = n.ints_input(1);
+  // Bidirectional broadcast of the input's shape and the given one.
+  const auto& d = dims_of(x);
+  const size_t rank = std::max(d.size(), target.size());
+  std::vector<sym::Expr> shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const bool has_d = i + d.size() >= rank, has_t = i + target.size() >= rank;
+    const sym::Expr xd = has_d ? d[i + d.size() - rank] : sym::Expr::constant(1);
+    const int64_t td = has_t ? target[i + target.size() - rank] : 1;
+    shape[i] = td == 1 ? xd : sym::Expr::constant(td);
+  }
+  return {n.call("broadcast_to", {x}, {{"shape", shape}})};
+}
+
+std::vector<Value> trilu(const NodeImport& n) {
+  n.only_attrs({"upper"});
+  const int64_t k = n.has_input(1) ? n.ints_input(1).at(0) : 0;
+  return {n.call(n.attr_int("upper", 1) != 0 ? "triu" : "tril", {n.input(0)}, {{"k", k}})};
+}
+
+std::vector<Value> constant_op(const NodeImport& n) {
+  n.only_attrs({"value", "value_float", "value_int", "value_floats", "value_ints"});
+  if (const auto* t = n.attr_tensor("value")) return {n.constant(tensor_from_proto(*t, n.where()))};
+  if (n.has_attr("value_float"))
+    return {n.constant(Tensor::from_doubles(DType::f32, {}, {n.attr_float("value_float", 0)}))};
+  if (n.has_attr("value_int")) return {n.constant(Tensor::from_ints(DType::i64, {}, {n.attr_int("value_int", 0)}))};
+  if (n.has_attr("value_ints")) {
+    const std::vector<int64_t> v = n.attr_ints("value_ints");
+    return {n.constant(Tensor::from_ints(DType::i64, {static_cast<int64_t>(v.size())}, v))};
+  }
+  n.unsupported("attribute Constant.value_floats or sparse",
+                fmt::format("{}: only value, value_float, value_int and value_ints are supported", n.where()));
+}
+
+std::vector<Value> constant_of_shape(const NodeImport& n) {
+  n.only_attrs({"value"});
+  const std::vector<int64_t> shape = n.ints_input(0);
+  for (const int64_t d : shape) {
+    if (d <= 0) n.unsupported("empty tensors", fmt::format("{}: a dim of size {}", n.where(), d));
+  }
+  Tensor fill = Tensor::from_doubles(DType::f32, {}, {0.0});
+  if (const auto* t = n.attr_tensor("value")) fill = tensor_from_proto(*t, n.where());
+  std::vector<sym::Expr> dims;
+  for (const int64_t d : shape) dims.push_back(sym::Expr::constant(d));
+  return {n.call("full", {}, {{"shape", dims}, {"value", fill.get(0)}, {"dtype", fill.dtype()}})};
+}
+
+std::vector<Value> shape_op(const NodeImport& n) {
+  n.only_attrs({"start", "end"});
+  const auto& d = dims_of(n.input(0));
+  const auto rank = static_cast<int64_t>(d.size());
+  int64_t start = n.attr_int("start", 0), end = n.has_attr("end") ? n.attr_int("end", rank) : rank;
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  std::vector<int64_t> values;
+  for (int64_t i = start; i < end; ++i) {
+    if (!d[static_cast<size_t>(i)].is_const()) {
+      n.unsupported("Shape of a symbolic dim", fmt::format("{}: dim {} is symbolic", n.where(), i));
+    }
+    values.push_back(d[static_cast<size_t>(i)].value());
+  }
+  if (values.empty()) n.unsupported("empty tensors", fmt::format("{}: an empty shape", n.where()));
+  return {n.constant(Tensor::from_ints(DType::i64, {static_cast<int64_t>(values.size())}, values))};
+}
+
+std::vector<Value> size_op(const NodeImport& n) {
+  n.only_attrs({});
+  const auto& d = dims_of(n.input(0));
+  if (!n.input(0).type().is_static()) {
+    n.unsupported("Size of a symbolic shape", fmt::format("{}: the input's shape is symbolic", n.where()));
+  }
+  int64_t size = 1;
+  for (const auto& e : d) size *= e.value();
+  return {n.constant(Tensor::from_ints(DType::i64, {}, {size}))};
+}
+
+std::vector<Value> range_op(const NodeImport& n) {
+  n.only_attrs({});
+  const auto start = n.constant_input(0), limit = n.constant_input(1), delta = n.constant_input(2);
+  if (is_float(start->dtype())) {
+    n.unsupported("float Range", fmt::format("{}: difftest's arange takes integer bounds", n.where()));
+  }
+  return {n.call("arange", {},
+                 {{"start", sym::Expr::constant(start->get_int(0))},
+                  {"end", sym::Expr::constant(limit->get_int(0))},
+                  {"step", delta->get_int(0)},
+                  {"dtype", start->dtype()}})};
+}
+
+std::vector<Value> slice_op(const NodeImport& n) {
+  n.only_attrs({});
+  if (n.opset() < 10) n.unsupported("Slice before opset 10", fmt::format("{}: starts/ends as attributes", n.where()));
+  const Value x = n.input(0);
+  const std::vector<int64_t> starts = n.ints_input(1), ends = n.ints_input(2);
+  std::vector<int64_t> axes(starts.size());
+  std::iota(axes.begin(), axes.end(), 0);
+  if (n.has_input(3)) axes = n.ints_input(3);
+  std::vector<int64_t> steps(starts.size(), 1);
+  if (n.has_input(4)) steps = n.ints_input(4);
+  std::vector<sym::Expr> begin, end;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    axes[i] = normalized_axis(n, axes[i], rank_of(x));
+    // Python clamps what is beyond the dim; so does strided_slice, after counting a negative
+    // bound from the end. Bounds beyond +-2^62 are clamped here to keep its arithmetic exact.
+    const auto clamp = [](int64_t v) { return std::clamp<int64_t>(v, -(int64_t{1} << 62), int64_t{1} << 62); };
+    begin.push_back(sym::Expr::constant(clamp(starts[i])));
+    end.push_back(sym::Expr::constant(clamp(ends[i])));
+  }
+  return {n.call("strided_slice", {x}, {{"axes", axes}, {"begin", begin}, {"end", end}, {"strides", steps}})};
+}
+
+std::vector<Value> where_op(const NodeImport& n) {
+  n.only_attrs({});
+  return {n.call("where", {n.input(0), n.input(1), n.input(2)})};
+}
+
+}  // namespace
+
+const std::map<std::string, Translator>& translators() {
+  static const std::map<std::string, Translator> table = {
+      {"Abs", unary<kAbs>},
+      {"Add", binary<kAdd>},
+      {"And", binary<kAnd>},
+      {"ArgMax", arg_reduce<kArgmax>},
+      {"ArgMin", arg_reduce<kArgmin>},
+      {"Cast", cast_op},
+      {"CastLike", cast_like},
+      {"Ceil", ceil_op},
+      {"Clip", clip_op},
+      {"Concat", concat},
+      {"Constant", constant_op},
+      {"ConstantOfShape", constant_of_shape},
+      {"Cos", unary_float<kCos>},
+      {"Div", div_op},
+      {"Dropout", dropout},
+      {"Equal", binary<kEqual>},
+      {"Erf", unary_float<kErf>},
+      {"Exp", unary_float<kExp>},
+      {"Expand", expand},
+      {"Flatten", flatten},
+      {"Floor", unary_float<kFloor>},
+      {"Gather", gather},
+      {"Gemm", gemm},
+      {"Greater", binary<kGreater>},
+      {"GreaterOrEqual", binary<kGreaterEqual>},
+      {"Identity", identity},
+      {"LayerNormalization", layer_norm},
+      {"LeakyRelu", leaky_relu},
+      {"Less", binary<kLess>},
+      {"LessOrEqual", binary<kLessEqual>},
+      {"Log", unary_float<kLog>},
+      {"LogSoftmax", softmax_op<kLogSoftmax>},
+      {"MatMul", matmul_op},
+      {"Max", variadic<kMaximum>},
+      {"Mean", mean_op},
+      {"Min", variadic<kMinimum>},
+      {"Mod", mod_op},
+      {"Mul", binary<kMul>},
+      {"Neg", unary<kNeg>},
+      {"Not", unary<kNot>},
+      {"Or", binary<kOr>},
+      {"Pow", pow_op},
+      {"Range", range_op},
+      {"Reciprocal", reciprocal},
+      {"ReduceL1", reduce<kSum, kAbs, kNone>},
+      {"ReduceL2", reduce<kSum, kSquare, kSqrt>},
+      {"ReduceLogSum", reduce<kSum, kNone, kLog>},
+      {"ReduceLogSumExp", reduce<kSum, kExp, kLog>},
+      {"ReduceMax", reduce<kMax, kNone, kNone>},
+      {"ReduceMean", reduce<kMean, kNone, kNone>},
+      {"ReduceMin", reduce<kMin, kNone, kNone>},
+      {"ReduceProd", reduce<kProd, kNone, kNone>},
+      {"ReduceSum", reduce<kSum, kNone, kNone>},
+      {"ReduceSumSquare", reduce<kSum, kSquare, kNone>},
+      {"Relu", unary<kRelu>},
+      {"Reshape", reshape_op},
+      {"Round", unary_float<kRound>},
+      {"Shape", shape_op},
+      {"Sigmoid", unary_float<kSigmoid>},
+      {"Sin", unary_float<kSin>},
+      {"Size", size_op},
+      {"Slice", slice_op},
+      {"Softmax", softmax_op<kSoftmax>},
+      {"Split", split_op},
+      {"Sqrt", unary_float<kSqrt>},
+      {"Squeeze", squeeze_op},
+      {"Sub", binary<kSub>},
+      {"Sum", variadic<kAdd>},
+      {"Tanh", unary_float<kTanh>},
+      {"Transpose", transpose},
+      {"Trilu", trilu},
+      {"Unsqueeze", unsqueeze},
+      {"Where", where_op},
+      {"Xor", binary<kXor>},
+  };
+  return table;
+}
+
+}  // namespace difftest::interop
