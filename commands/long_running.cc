@@ -39,12 +39,12 @@ struct FailingProgram {
 // FILE records (a campaign's reproducer, a reduction's output), unless flags choose pipelines
 // or a binding; otherwise the first failure of checking FILE under the flags. Faults recorded
 // beside it are turned on.
-FailingProgram failing_program(ReduceRequest& f, const oracle::Deadline& deadline) {
+FailingProgram failing_program(ReduceRequest& f, const oracle::Deadline& deadline, const Print& out) {
   FailingProgram r{parse_program_file(f.file), {}, std::nullopt, ""};
   verify(r.program);
   for (const auto& fault : oracle::recorded_faults(f.file)) {
     if (std::find(f.check.inject.begin(), f.check.inject.end(), fault) != f.check.inject.end()) continue;
-    fmt::print("fault {} recorded beside {}: turned on\n", fault, f.file);
+    out(fmt::format("fault {} recorded beside {}: turned on\n", fault, f.file));
     f.check.inject.push_back(fault);
   }
   if (!f.check.passes.empty() && !f.check.was_given("--orders")) f.check.orders = 0;
@@ -141,7 +141,7 @@ int gate_command(const GateRequest& f, ProgressLine& progress, const Print& out)
 }
 
 int bisect_command(ReduceRequest f, ProgressLine& progress, const Print& out) {
-  const auto [p, options, failing, found] = failing_program(f, std::nullopt);
+  const auto [p, options, failing, found] = failing_program(f, std::nullopt, out);
   if (!failing) {
     out("no failure: nothing to bisect\n");
     return kOk;
@@ -160,7 +160,7 @@ int reduce_command(ReduceRequest f, ProgressLine& progress, const Print& out) {
   const std::string out_dir = f.out_dir.empty() ? f.file + ".reduced" : f.out_dir;
   oracle::require_writable_dir(out_dir, "--out");
   const auto t0 = std::chrono::steady_clock::now();
-  const auto [p, options, failing, found] = failing_program(f, oracle::deadline_in(f.time));
+  const auto [p, options, failing, found] = failing_program(f, oracle::deadline_in(f.time), out);
   if (!failing) {
     out("no failure: nothing to reduce\n");
     return kOk;
