@@ -102,6 +102,14 @@ struct ImportRequest {
 };
 int import_command(const ImportRequest& r, const Print& out);
 
+// export FILE.ir --onnx OUT.onnx: the program as an ONNX model (onnx::checker accepts it); what
+// has no ONNX form yet is an error naming the binding and op.
+struct ExportRequest {
+  std::string file, onnx_out;
+  uint64_t form_seed = 0;
+};
+int export_command(const ExportRequest& r, const Print& out);
+
 // onnx-conformance [DIR]: the reference against ONNX's node tests; with `expect`, a failure when
 // the outcomes differ from that file; `write_expect` writes them.
 struct ConformanceRequest {

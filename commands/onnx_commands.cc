@@ -6,10 +6,12 @@
 
 #include "commands/commands.h"
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/tensor/npy.h"
 #include "interop/onnx/conformance.h"
+#include "interop/onnx/export.h"
 #include "interop/onnx/import.h"
 
 namespace difftest::commands {
@@ -52,6 +54,20 @@ int import_command(const ImportRequest& r, const Print& out) {
   const Program p = interop::import_model(interop::read_model(r.file), options, r.file);
   verify(p);
   out(print(p));
+  return kOk;
+}
+
+int export_command(const ExportRequest& r, const Print& out) {
+  const Program p = parse_program_file(r.file);
+  verify(p);
+  interop::ExportOptions options;
+  options.form_seed = r.form_seed;
+  const ::onnx::ModelProto model = interop::export_program(p, options);
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) throw InternalError("the exported model does not serialize");
+  write_file_atomic(r.onnx_out, bytes);
+  out(fmt::format("wrote {} ({} nodes, {} initializers, opset {})\n", r.onnx_out, model.graph().node_size(),
+                  model.graph().initializer_size(), interop::kExportOpset));
   return kOk;
 }
 

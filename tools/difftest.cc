@@ -143,6 +143,13 @@ int main(int argc, char** argv) {
   import->add_option("model", imp.file, "ONNX model (.onnx)")->required();
   import->add_option("--dim", imp.dims, "the range of a symbolic dim, e.g. n=1..512; repeatable");
 
+  auto* export_cmd = app.add_subcommand("export", "write a program as an ONNX model");
+  commands::ExportRequest exp;
+  export_cmd->add_option("file", exp.file, "IR file")->required();
+  export_cmd->add_option("--onnx", exp.onnx_out, "the .onnx file to write")->required();
+  export_cmd->add_option("--form-seed", exp.form_seed, "chooses among equivalent decomposition forms (default 0)")
+      ->check(unsigned_number());
+
   auto* conformance = app.add_subcommand("onnx-conformance", "hold the reference against ONNX's node tests");
   commands::ConformanceRequest conf;
   conformance->add_option("dir", conf.dir, "node test directory (default: libonnx-testdata's)");
@@ -179,6 +186,7 @@ int main(int argc, char** argv) {
     if (reduce->parsed()) return commands::reduce_command(rdf, progress, print_out);
     if (bisect->parsed()) return commands::bisect_command(bsf, progress, print_out);
     if (import->parsed()) return commands::import_command(imp, print_out);
+    if (export_cmd->parsed()) return commands::export_command(exp, print_out);
     if (conformance->parsed()) return commands::onnx_conformance_command(conf, progress, print_out);
     if (list_passes) return commands::list_passes_command(print_out);
     if (*seed_opt) return commands::seed_command(seed, sf, print_out);

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "compiler/ir/sym_parse.h"
 #include "interop/onnx/import_context.h"
 
 namespace difftest::interop {
@@ -30,6 +33,31 @@ bool has_empty_dim(const TensorType& t) {
     if (d.is_const(0)) return true;
   }
   return false;
+}
+
+// A dim_param is a name ("batch"), or an expression of names as difftest's exporter writes a
+// derived dim ("2*m"); a name that is no valid IR name is taken whole, sanitized.
+sym::Expr dim_param_expr(const std::string& text) {
+  try {
+    return sym::parse(text);
+  } catch (const UserError&) {
+    return sym::Expr::var(sanitized(text));
+  }
+}
+
+void collect_vars(const sym::Expr& e, std::vector<std::string>& out) {
+  if (e.is_var()) {
+    if (std::find(out.begin(), out.end(), e.name()) == out.end()) out.push_back(e.name());
+  } else if (!e.is_const()) {
+    collect_vars(e.a(), out);
+    collect_vars(e.b(), out);
+  }
+}
+
+std::vector<std::string> dim_param_vars(const std::string& text) {
+  std::vector<std::string> vars;
+  collect_vars(dim_param_expr(text), vars);
+  return vars;
 }
 
 TensorType static_type(const Tensor& t) {
@@ -86,6 +114,11 @@ std::vector<Value> GraphImport::call(const std::string& op, std::vector<Value> a
   return results;
 }
 
+const GraphImport::ShapeValue* GraphImport::shape_value(const std::string& onnx_name) const {
+  const auto it = shape_values_.find(onnx_name);
+  return it == shape_values_.end() ? nullptr : &it->second;
+}
+
 std::optional<Value> GraphImport::lookup(const std::string& onnx_name) const {
   const auto it = values_.find(onnx_name);
   if (it == values_.end()) return std::nullopt;
@@ -102,6 +135,22 @@ bool NodeImport::has_input(size_t i) const { return i < num_inputs() && !node_.i
 Value NodeImport::input(size_t i) const {
   if (!has_input(i)) unsupported("missing input", fmt::format("{}: input {} is missing", where(), i));
   const std::string& name = node_.input(static_cast<int>(i));
+  if (!graph_.lookup(name)) {
+    if (const auto* shape = graph_.shape_value(name)) {
+      // Shape arithmetic used as data: a constant when every element is one.
+      std::vector<int64_t> values;
+      for (const auto& e : shape->elements) {
+        if (!e.is_const()) {
+          unsupported("symbolic shape used as data",
+                      fmt::format("{}: input {} ('{}') holds symbolic dims", where(), i, name));
+        }
+        values.push_back(e.value());
+      }
+      const std::vector<int64_t> dims =
+          shape->scalar ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(values.size())};
+      graph_.constant(name, Tensor::from_ints(DType::i64, dims, values));
+    }
+  }
   const std::optional<Value> v = graph_.lookup(name);
   if (!v)
     throw UserError(ErrorKind::UnknownName, fmt::format("{}: input '{}' is not defined before it", where(), name));
@@ -117,6 +166,15 @@ std::optional<Tensor> NodeImport::constant_input(size_t i) const {
                             node_.input(static_cast<int>(i))));
   }
   return *t;
+}
+
+std::vector<sym::Expr> NodeImport::dims_input(size_t i) const {
+  if (has_input(i)) {
+    if (const auto* shape = graph_.shape_value(node_.input(static_cast<int>(i)))) return shape->elements;
+  }
+  std::vector<sym::Expr> out;
+  for (const int64_t v : ints_input(i)) out.push_back(sym::Expr::constant(v));
+  return out;
 }
 
 std::vector<int64_t> NodeImport::ints_input(size_t i) const {
@@ -258,6 +316,30 @@ void require_tensors(const ::onnx::ModelProto& model, const std::string& where) 
   }
 }
 
+std::map<std::string, sym::Range> recorded_dim_ranges(const ::onnx::ModelProto& model, const std::string& where) {
+  std::map<std::string, sym::Range> out;
+  for (const auto& prop : model.metadata_props()) {
+    if (prop.key() != kDimRangesKey) continue;
+    // "n=1..64,m=10..100"
+    size_t at = 0;
+    const std::string& text = prop.value();
+    while (at < text.size()) {
+      const size_t comma = std::min(text.find(',', at), text.size());
+      const std::string item = text.substr(at, comma - at);
+      const size_t eq = item.find('='), dots = item.find("..");
+      try {
+        if (eq == std::string::npos || dots == std::string::npos || dots < eq) throw std::invalid_argument(item);
+        out[item.substr(0, eq)] = {std::stoll(item.substr(eq + 1, dots - eq - 1)), std::stoll(item.substr(dots + 2))};
+      } catch (const std::logic_error&) {
+        throw UserError(ErrorKind::Syntax,
+                        fmt::format("{}: metadata {} has '{}', not NAME=LO..HI", where, kDimRangesKey, item));
+      }
+      at = comma + 1;
+    }
+  }
+  return out;
+}
+
 std::vector<ImportedInput> imported_inputs(const ::onnx::ModelProto& model) {
   std::set<std::string> initializers;
   for (const auto& t : model.graph().initializer()) initializers.insert(t.name());
@@ -279,7 +361,9 @@ Program import_model(const ::onnx::ModelProto& model, const ImportOptions& optio
                         fmt::format("{}: operator set domain '{}' is not supported", where, o.domain()));
     }
   }
-  // Dim variables: every dim_param of a graph input, with the range the options give.
+  // Dim variables: every dim_param of a graph input, with the range the options give, else the
+  // one difftest's exporter recorded.
+  const std::map<std::string, sym::Range> recorded = recorded_dim_ranges(model, where);
   std::vector<DimVar> dims;
   sym::Ranges ranges;
   std::set<std::string> initializers;
@@ -288,15 +372,19 @@ Program import_model(const ::onnx::ModelProto& model, const ImportOptions& optio
   for (const auto& in : g.input()) {
     if (initializers.count(in.name()) || options.known_inputs.count(in.name())) continue;
     for (const auto& d : in.type().tensor_type().shape().dim()) {
-      if (!d.has_dim_param() || ranges.count(sanitized(d.dim_param()))) continue;
-      const auto range = options.dims.find(d.dim_param());
-      if (range == options.dims.end()) {
-        throw UserError(ErrorKind::UndeclaredDim,
-                        fmt::format("{}: input '{}' has the symbolic dim '{}': give its range with --dim {}=LO..HI",
-                                    where, in.name(), d.dim_param(), d.dim_param()));
+      if (!d.has_dim_param()) continue;
+      for (const std::string& var : dim_param_vars(d.dim_param())) {
+        if (ranges.count(var)) continue;
+        auto range = options.dims.find(var);
+        if (range == options.dims.end()) range = recorded.find(var);
+        if (range == recorded.end()) {
+          throw UserError(ErrorKind::UndeclaredDim,
+                          fmt::format("{}: input '{}' has the symbolic dim '{}': give its range with --dim {}=LO..HI",
+                                      where, in.name(), var, var));
+        }
+        dims.push_back({var, range->second});
+        ranges[var] = range->second;
       }
-      dims.push_back({sanitized(d.dim_param()), range->second});
-      ranges[sanitized(d.dim_param())] = range->second;
     }
   }
   GraphImport graph(ranges);
@@ -322,7 +410,7 @@ Program import_model(const ::onnx::ModelProto& model, const ImportOptions& optio
       if (d.has_dim_value()) {
         type.shape.push_back(sym::Expr::constant(d.dim_value()));
       } else if (d.has_dim_param()) {
-        type.shape.push_back(sym::Expr::var(sanitized(d.dim_param())));
+        type.shape.push_back(dim_param_expr(d.dim_param()));
       } else {
         throw Unsupported("unknown dim", fmt::format("{}: input '{}' has a dim of unknown size", where, in.name()));
       }
@@ -335,6 +423,13 @@ Program import_model(const ::onnx::ModelProto& model, const ImportOptions& optio
     if (!node.domain().empty() && node.domain() != "ai.onnx") {
       n.unsupported(fmt::format("op {}.{}", node.domain(), node.op_type()),
                     fmt::format("{}: {}: domain '{}' is not supported", where, n.where(), node.domain()));
+    }
+    try {
+      if (fold_shape_arithmetic(graph, n)) continue;
+    } catch (const Unsupported& e) {
+      throw Unsupported(e.reason(), fmt::format("{}: {}", where, e.message()));
+    } catch (const UserError& e) {
+      throw UserError(e.kind(), fmt::format("{}: {}", where, e.message()));
     }
     const auto& table = translators();
     const auto it = table.find(node.op_type());
@@ -361,6 +456,13 @@ Program import_model(const ::onnx::ModelProto& model, const ImportOptions& optio
   }
   std::vector<Value> outputs;
   for (const auto& out : g.output()) {
+    if (!graph.lookup(out.name()) && graph.shape_value(out.name())) {
+      // A shape computed for the output itself: through Identity, which makes it a value.
+      ::onnx::NodeProto identity;
+      identity.set_op_type("Identity");
+      identity.add_input(out.name());
+      NodeImport(graph, identity, g.node_size(), opset).input(0);
+    }
     const std::optional<Value> v = graph.lookup(out.name());
     if (!v) {
       throw UserError(ErrorKind::UnknownName,

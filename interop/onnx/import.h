@@ -12,6 +12,11 @@
 
 namespace difftest::interop {
 
+// The model metadata key under which difftest's exporter records each dim variable's range
+// ("n=1..64,m=10..100"); the importer takes them unless --dim gives others.
+inline constexpr const char* kDimRangesKey = "difftest.dim_ranges";
+std::map<std::string, sym::Range> recorded_dim_ranges(const ::onnx::ModelProto& model, const std::string& where);
+
 struct ImportOptions {
   std::map<std::string, sym::Range> dims;  // a range for every dim_param (`--dim n=1..512`)
   // Graph inputs whose values are known (a node test's data): constants, not params, so that

@@ -28,6 +28,15 @@ class GraphImport {
                           const std::string& hint);
 
   void bind(const std::string& onnx_name, const Value& v) { values_[onnx_name] = v; }
+
+  // An int64 tensor of rank 0 or 1 holding dims (a Shape's output and what shape arithmetic
+  // makes of it), kept as expressions of the dim variables rather than as an IR value.
+  struct ShapeValue {
+    std::vector<sym::Expr> elements;
+    bool scalar = false;
+  };
+  void bind_shape(const std::string& onnx_name, ShapeValue v) { shape_values_[onnx_name] = std::move(v); }
+  const ShapeValue* shape_value(const std::string& onnx_name) const;
   std::optional<Value> lookup(const std::string& onnx_name) const;
   const Tensor* constant_of(const Value& v) const;
 
@@ -40,6 +49,7 @@ class GraphImport {
   std::map<std::string, Value> values_;
   std::set<std::string> used_names_;
   std::map<const ValueNode*, Tensor> constants_;
+  std::map<std::string, ShapeValue> shape_values_;
 };
 
 // One node being translated.
@@ -55,6 +65,9 @@ class NodeImport {
   Value input(size_t i) const;                           // required
   std::optional<Tensor> constant_input(size_t i) const;  // nullopt when absent; Unsupported when not constant
   std::vector<int64_t> ints_input(size_t i) const;       // a required constant integer tensor
+  // A required integer input as dims: a constant, or a shape value (Shape and its arithmetic).
+  std::vector<sym::Expr> dims_input(size_t i) const;
+  GraphImport& graph() const { return graph_; }
 
   bool has_attr(const std::string& name) const;
   int64_t attr_int(const std::string& name, int64_t fallback) const;
@@ -86,5 +99,14 @@ class NodeImport {
 // may be left undefined).
 using Translator = std::vector<Value> (*)(const NodeImport& n);
 const std::map<std::string, Translator>& translators();
+
+}  // namespace difftest::interop
+
+namespace difftest::interop {
+
+// Shape arithmetic evaluated on dims (import_shapes.cc): a Shape node, and an int64 op on a
+// Shape's output (Slice, Gather, Concat, Squeeze, Unsqueeze, Cast, Identity, Add, Sub, Mul,
+// Div, Mod, Min, Max), bind shape values instead of IR calls. True when `n` was one.
+bool fold_shape_arithmetic(GraphImport& g, const NodeImport& n);
 
 }  // namespace difftest::interop

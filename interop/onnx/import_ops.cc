@@ -352,19 +352,19 @@ std::vector<Value> transpose(const NodeImport& n) {
 std::vector<Value> reshape_op(const NodeImport& n) {
   n.only_attrs({"allowzero"});
   const Value x = n.input(0);
-  const std::vector<int64_t> target = n.ints_input(1);
+  const std::vector<sym::Expr> target = n.dims_input(1);
   const bool allow_zero = n.attr_int("allowzero", 0) != 0;
   std::vector<sym::Expr> shape;
   for (size_t i = 0; i < target.size(); ++i) {
-    if (target[i] == 0 && !allow_zero) {
+    if (target[i].is_const(0) && !allow_zero) {
       if (i >= dims_of(x).size()) {
         throw UserError(ErrorKind::Shape, fmt::format("{}: shape entry {} copies a dim the input lacks", n.where(), i));
       }
       shape.push_back(dims_of(x)[i]);
-    } else if (target[i] == 0) {
+    } else if (target[i].is_const(0)) {
       n.unsupported("empty tensors", fmt::format("{}: a dim of size 0", n.where()));
     } else {
-      shape.push_back(sym::Expr::constant(target[i]));
+      shape.push_back(target[i]);
     }
   }
   return {n.call("reshape", {x}, {{"shape", shape}})};
@@ -392,7 +392,19 @@ std::vector<Value> split_op(const NodeImport& n) {
   n.only_attrs({"axis", "split", "num_outputs"});
   const Value x = n.input(0);
   const int64_t axis = normalized_axis(n, n.attr_int("axis", 0), rank_of(x));
-  std::vector<int64_t> sizes = n.opset() >= 13 && n.has_input(1) ? n.ints_input(1) : n.attr_ints("split");
+  std::vector<int64_t> sizes;
+  if (n.opset() >= 13 && n.has_input(1)) {
+    const std::vector<sym::Expr> given = n.dims_input(1);
+    // Equal symbolic parts (what the exporter writes for sections=k) split by count.
+    bool equal = given.size() > 1;
+    for (const auto& e : given) equal = equal && e == given.front();
+    if (equal && !given.front().is_const()) {
+      return n.calls("split", {x}, {{"sections", static_cast<int64_t>(given.size())}, {"axis", axis}});
+    }
+    sizes = n.ints_input(1);
+  } else {
+    sizes = n.attr_ints("split");
+  }
   const auto outputs = static_cast<int64_t>(n.node().output_size());
   if (sizes.empty()) return n.calls("split", {x}, {{"sections", outputs}, {"axis", axis}});
   for (const int64_t size : sizes) {
@@ -435,7 +447,7 @@ std::vector<Value> gather(const NodeImport& n) {
 std::vector<Value> expand(const NodeImport& n) {
   n.only_attrs({});
   const Value x = n.input(0);
-  const std::vector<int64_t> target = n.ints_input(1);
+  const std::vector<sym::Expr> target = n.dims_input(1);
   // Bidirectional broadcast of the input's shape and the given one.
   const auto& d = dims_of(x);
   const size_t rank = std::max(d.size(), target.size());
@@ -443,8 +455,8 @@ std::vector<Value> expand(const NodeImport& n) {
   for (size_t i = 0; i < rank; ++i) {
     const bool has_d = i + d.size() >= rank, has_t = i + target.size() >= rank;
     const sym::Expr xd = has_d ? d[i + d.size() - rank] : sym::Expr::constant(1);
-    const int64_t td = has_t ? target[i + target.size() - rank] : 1;
-    shape[i] = td == 1 ? xd : sym::Expr::constant(td);
+    const sym::Expr td = has_t ? target[i + target.size() - rank] : sym::Expr::constant(1);
+    shape[i] = td.is_const(1) ? xd : td;
   }
   return {n.call("broadcast_to", {x}, {{"shape", shape}})};
 }
@@ -471,14 +483,14 @@ std::vector<Value> constant_op(const NodeImport& n) {
 
 std::vector<Value> constant_of_shape(const NodeImport& n) {
   n.only_attrs({"value"});
-  const std::vector<int64_t> shape = n.ints_input(0);
-  for (const int64_t d : shape) {
-    if (d <= 0) n.unsupported("empty tensors", fmt::format("{}: a dim of size {}", n.where(), d));
+  const std::vector<sym::Expr> dims = n.dims_input(0);
+  for (const auto& d : dims) {
+    if (d.is_const() && d.value() <= 0) {
+      n.unsupported("empty tensors", fmt::format("{}: a dim of size {}", n.where(), d.value()));
+    }
   }
   Tensor fill = Tensor::from_doubles(DType::f32, {}, {0.0});
   if (const auto* t = n.attr_tensor("value")) fill = tensor_from_proto(*t, n.where());
-  std::vector<sym::Expr> dims;
-  for (const int64_t d : shape) dims.push_back(sym::Expr::constant(d));
   return {n.call("full", {}, {{"shape", dims}, {"value", fill.get(0)}, {"dtype", fill.dtype()}})};
 }
 
@@ -530,7 +542,7 @@ std::vector<Value> slice_op(const NodeImport& n) {
   n.only_attrs({});
   if (n.opset() < 10) n.unsupported("Slice before opset 10", fmt::format("{}: starts/ends as attributes", n.where()));
   const Value x = n.input(0);
-  const std::vector<int64_t> starts = n.ints_input(1), ends = n.ints_input(2);
+  const std::vector<sym::Expr> starts = n.dims_input(1), ends = n.dims_input(2);
   std::vector<int64_t> axes(starts.size());
   std::iota(axes.begin(), axes.end(), 0);
   if (n.has_input(3)) axes = n.ints_input(3);
@@ -541,9 +553,12 @@ std::vector<Value> slice_op(const NodeImport& n) {
     axes[i] = normalized_axis(n, axes[i], rank_of(x));
     // Python clamps what is beyond the dim; so does strided_slice, after counting a negative
     // bound from the end. Bounds beyond +-2^62 are clamped here to keep its arithmetic exact.
-    const auto clamp = [](int64_t v) { return std::clamp<int64_t>(v, -(int64_t{1} << 62), int64_t{1} << 62); };
-    begin.push_back(sym::Expr::constant(clamp(starts[i])));
-    end.push_back(sym::Expr::constant(clamp(ends[i])));
+    const auto clamp = [](const sym::Expr& v) {
+      return v.is_const() ? sym::Expr::constant(std::clamp<int64_t>(v.value(), -(int64_t{1} << 62), int64_t{1} << 62))
+                          : v;
+    };
+    begin.push_back(clamp(starts[i]));
+    end.push_back(clamp(ends[i]));
   }
   return {n.call("strided_slice", {x}, {{"axes", axes}, {"begin", begin}, {"end", end}, {"strides", steps}})};
 }

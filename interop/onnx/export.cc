@@ -1,0 +1,265 @@
+#include "interop/onnx/export.h"
+
+#include <fmt/format.h>
+#include <onnx/checker.h>
+
+#include <algorithm>
+
+#include "compiler/ops/op.h"
+#include "compiler/tensor/constant.h"
+#include "interop/onnx/export_context.h"
+#include "interop/onnx/import.h"
+
+namespace difftest::interop {
+
+ModelWriter::ModelWriter(const Program& p, const ExportOptions& options, ::onnx::GraphProto& graph)
+    : graph_(graph), choices_(options.form_seed, 0x6f6e6e78) {
+  for (const auto& param : p.params()) {
+    for (size_t axis = 0; axis < param.type().shape.size(); ++axis) {
+      const sym::Expr& d = param.type().shape[axis];
+      if (d.is_var() && !var_source_.count(d.name())) var_source_[d.name()] = {param.name(), static_cast<int>(axis)};
+    }
+  }
+}
+
+std::string ModelWriter::fresh(const std::string& hint) {
+  const int n = used_[hint]++;
+  return n == 0 ? hint : fmt::format("{}_{}", hint, n);
+}
+
+::onnx::NodeProto& ModelWriter::node(const std::string& op_type, const std::vector<std::string>& inputs,
+                                     const std::vector<std::string>& outputs) {
+  ::onnx::NodeProto& n = *graph_.add_node();
+  n.set_op_type(op_type);
+  for (const auto& i : inputs) n.add_input(i);
+  for (const auto& o : outputs) n.add_output(o);
+  return n;
+}
+
+std::string ModelWriter::op(const std::string& op_type, const std::vector<std::string>& inputs, const std::string& hint,
+                            ::onnx::NodeProto** made) {
+  const std::string out = fresh(hint);
+  ::onnx::NodeProto& n = node(op_type, inputs, {out});
+  if (made) *made = &n;
+  return out;
+}
+
+std::string ModelWriter::initializer(const Tensor& t, const std::string& hint) {
+  const std::string name = fresh(hint);
+  *graph_.add_initializer() = tensor_to_proto(t, name);
+  return name;
+}
+
+std::string ModelWriter::int64s(const std::vector<int64_t>& values) {
+  return initializer(Tensor::from_ints(DType::i64, {static_cast<int64_t>(values.size())}, values), "ints");
+}
+
+std::string ModelWriter::scalar(DType dtype, double value) {
+  return initializer(Tensor::from_doubles(dtype, {}, {value}), "scalar");
+}
+
+std::string ModelWriter::dim(const sym::Expr& e) {
+  if (e.is_const()) return int64s({e.value()});
+  if (e.is_var()) {
+    if (const auto it = var_tensor_.find(e.name()); it != var_tensor_.end()) return it->second;
+    const auto source = var_source_.find(e.name());
+    if (source == var_source_.end()) {
+      throw Unsupported(
+          "dim variable without an input dim",
+          fmt::format("{}: dim variable {} is no input's dim, so the graph cannot compute it", where, e.name()));
+    }
+    const auto& [input, axis] = source->second;
+    if (!shape_of_.count(input)) shape_of_[input] = op("Shape", {input}, input + "_shape");
+    const std::string v = op("Slice", {shape_of_[input], int64s({axis}), int64s({axis + 1})}, e.name());
+    var_tensor_[e.name()] = v;
+    return v;
+  }
+  const std::string a = dim(e.a()), b = dim(e.b());
+  switch (e.op()) {
+    case sym::Op::Add:
+      return op("Add", {a, b}, "dim");
+    case sym::Op::Sub:
+      return op("Sub", {a, b}, "dim");
+    case sym::Op::Mul:
+      return op("Mul", {a, b}, "dim");
+    // Dims and their parts are >= 0, where ONNX's truncating Div is the floor division.
+    case sym::Op::FloorDiv:
+      return op("Div", {a, b}, "dim");
+    case sym::Op::FloorMod:
+      return op("Mod", {a, b}, "dim");
+    case sym::Op::Min:
+      return op("Min", {a, b}, "dim");
+    case sym::Op::Max:
+      return op("Max", {a, b}, "dim");
+    default:
+      break;
+  }
+  throw InternalError("a dim expression of an unknown kind");
+}
+
+std::string ModelWriter::dims(const std::vector<sym::Expr>& dims) {
+  std::vector<int64_t> values;
+  for (const auto& d : dims) {
+    if (!d.is_const()) break;
+    values.push_back(d.value());
+  }
+  if (values.size() == dims.size()) return int64s(values);
+  std::vector<std::string> parts;
+  for (const auto& d : dims) parts.push_back(dim(d));
+  ::onnx::NodeProto* concat = nullptr;
+  const std::string out = op("Concat", parts, "shape", &concat);
+  set_attr(*concat, "axis", int64_t{0});
+  return out;
+}
+
+void set_attr(::onnx::NodeProto& n, const std::string& name, int64_t v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void set_attr(::onnx::NodeProto& n, const std::string& name, float v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+
+void set_attr(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INTS);
+  for (const int64_t x : v) a->add_ints(x);
+}
+
+void set_attr(::onnx::NodeProto& n, const std::string& name, const ::onnx::TensorProto& t) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::TENSOR);
+  *a->mutable_t() = t;
+}
+
+namespace {
+
+void set_value_info(::onnx::ValueInfoProto& info, const std::string& name, const TensorType& type) {
+  info.set_name(name);
+  auto* tt = info.mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx_dtype(type.dtype));
+  auto* shape = tt->mutable_shape();
+  for (const auto& d : type.shape) {
+    auto* dim = shape->add_dim();
+    if (d.is_const()) {
+      dim->set_dim_value(d.value());
+    } else {
+      // A derived dim is named by its expression ("2*m"): a runtime takes any name, and
+      // difftest's importer reads it back as the expression.
+      dim->set_dim_param(sym::to_string(d));
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<DType> accumulator_of(const Binding& b) {
+  for (const auto& [name, value] : b.attrs().items()) {
+    if (name == "acc" && std::holds_alternative<DType>(value)) return std::get<DType>(value);
+  }
+  return std::nullopt;
+}
+
+// An op that accumulates wider than its operands (`acc=f32` on bf16): written as exporters write
+// it, its float operands cast to the accumulator, the op, the result cast back.
+void emit_in_accumulator(ModelWriter& w, const Binding& b, Emitter emit) {
+  const std::optional<DType> acc = accumulator_of(b);
+  if (!acc || *acc == b.result().type().dtype) {
+    emit(w, b);
+    return;
+  }
+  std::vector<std::pair<Value, std::string>> restore;
+  for (const auto& arg : b.args()) {
+    if (!is_float(arg.type().dtype) || arg.type().dtype == *acc) continue;
+    const std::string name = w.name_of(arg);
+    if (std::any_of(restore.begin(), restore.end(), [&](const auto& r) { return r.first.same_as(arg); })) continue;
+    ::onnx::NodeProto* cast = nullptr;
+    const std::string wide = w.op("Cast", {name}, name + "_acc", &cast);
+    set_attr(*cast, "to", int64_t{onnx_dtype(*acc)});
+    restore.emplace_back(arg, name);
+    w.set_name(arg, wide);
+  }
+  const std::vector<Value>& results = b.results();
+  std::vector<std::string> final_names;
+  for (const auto& r : results) {
+    final_names.push_back(w.name_of(r));
+    w.set_name(r, w.fresh(w.name_of(r) + "_wide"));
+  }
+  emit(w, b);
+  for (size_t i = 0; i < results.size(); ++i) {
+    ::onnx::NodeProto& cast = w.node("Cast", {w.name_of(results[i])}, {final_names[i]});
+    set_attr(cast, "to", int64_t{onnx_dtype(results[i].type().dtype)});
+    w.set_name(results[i], final_names[i]);
+  }
+  for (const auto& [arg, name] : restore) w.set_name(arg, name);
+}
+
+::onnx::ModelProto export_program(const Program& p, const ExportOptions& options) {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.set_producer_name("difftest");
+  auto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(kExportOpset);
+  ::onnx::GraphProto& g = *m.mutable_graph();
+  g.set_name(p.name());
+  if (!p.dims().empty()) {
+    std::string ranges;
+    for (const auto& d : p.dims()) {
+      ranges += fmt::format("{}{}={}..{}", ranges.empty() ? "" : ",", d.name, d.range.lo, d.range.hi);
+    }
+    auto* prop = m.add_metadata_props();
+    prop->set_key(kDimRangesKey);
+    prop->set_value(ranges);
+  }
+  ModelWriter w(p, options, g);
+  for (size_t i = 0; i < p.bindings().size(); ++i) {
+    const Binding& b = p.bindings()[i];
+    for (const auto& r : b.results()) w.set_name(r, w.fresh(r.name()));
+    w.where = fmt::format("binding {} (%{} = {})", i, b.results().front().name(),
+                          b.is_call()                      ? b.op().name
+                          : b.kind() == BindingKind::Param ? "param"
+                                                           : "const");
+    if (b.kind() == BindingKind::Param) {
+      set_value_info(*g.add_input(), w.name_of(b.result()), b.result().type());
+    } else if (b.kind() == BindingKind::Const) {
+      const auto shape = b.result().type().static_shape();
+      *g.add_initializer() =
+          tensor_to_proto(materialize_constant(b.constant(), b.result().type().dtype, *shape), w.name_of(b.result()));
+    } else {
+      const auto it = emitters().find(b.op().name);
+      if (it == emitters().end()) {
+        throw Unsupported(fmt::format("export of {}", b.op().name),
+                          fmt::format("{}: {} has no ONNX form yet", w.where, b.op().name));
+      }
+      emit_in_accumulator(w, b, it->second);
+    }
+  }
+  for (const auto& out : p.outputs()) {
+    std::string name = w.name_of(out);
+    // An output that is an input or an initializer is passed through a node: ONNX graph
+    // outputs must be produced by the graph.
+    bool produced = false;
+    for (const auto& n : g.node()) {
+      for (const auto& o : n.output()) produced = produced || o == name;
+    }
+    if (!produced) name = w.op("Identity", {name}, name + "_out");
+    set_value_info(*g.add_output(), name, out.type());
+  }
+  try {
+    ::onnx::checker::check_model(m);
+  } catch (const std::exception& e) {
+    throw InternalError(fmt::format("the exported model of @{} fails onnx::checker: {}", p.name(), e.what()));
+  }
+  return m;
+}
+
+}  // namespace difftest::interop

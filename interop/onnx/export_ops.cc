@@ -1,0 +1,367 @@
+// One emitter per difftest op (export_context.h): the ONNX nodes that compute it. Where ONNX has
+// no counterpart, the decomposition real exporters emit, its equivalent forms drawn from the
+// form seed. An op without an emitter is Unsupported, never approximated.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "interop/onnx/export_context.h"
+
+namespace difftest::interop {
+
+namespace {
+
+const std::string& in(ModelWriter& w, const Binding& b, size_t i) { return w.name_of(b.args()[i]); }
+const std::string& out(ModelWriter& w, const Binding& b) { return w.name_of(b.result()); }
+// The dtype the op computes in: its accumulator when it declares one (export_program casts its
+// operands to it), else its first operand's.
+DType dtype_of(const Binding& b) {
+  if (const auto acc = accumulator_of(b)) return *acc;
+  return b.args()[0].type().dtype;
+}
+
+// Ops that are one ONNX node of the same operands.
+template <const char* kOnnx>
+void same(ModelWriter& w, const Binding& b) {
+  std::vector<std::string> args;
+  for (size_t i = 0; i < b.args().size(); ++i) args.push_back(in(w, b, i));
+  w.node(kOnnx, args, {out(w, b)});
+}
+
+// A commutative binary op, its operands in either order (a form).
+template <const char* kOnnx>
+void commutative(ModelWriter& w, const Binding& b) {
+  const bool swap = w.form(2) == 1;
+  w.node(kOnnx, {in(w, b, swap ? 1 : 0), in(w, b, swap ? 0 : 1)}, {out(w, b)});
+}
+
+constexpr char kOnnxExp[] = "Exp", kOnnxLog[] = "Log", kOnnxSqrt[] = "Sqrt", kOnnxTanh[] = "Tanh",
+               kOnnxSigmoid[] = "Sigmoid", kOnnxErf[] = "Erf", kOnnxSin[] = "Sin", kOnnxCos[] = "Cos",
+               kOnnxFloor[] = "Floor", kOnnxRound[] = "Round", kOnnxNeg[] = "Neg", kOnnxAbs[] = "Abs",
+               kOnnxRelu[] = "Relu", kOnnxNot[] = "Not", kOnnxAdd[] = "Add", kOnnxSub[] = "Sub", kOnnxMul[] = "Mul",
+               kOnnxDiv[] = "Div", kOnnxPow[] = "Pow", kOnnxEqual[] = "Equal", kOnnxLess[] = "Less",
+               kOnnxLessEqual[] = "LessOrEqual", kOnnxGreater[] = "Greater", kOnnxGreaterEqual[] = "GreaterOrEqual",
+               kOnnxAnd[] = "And", kOnnxOr[] = "Or", kOnnxXor[] = "Xor", kOnnxMax[] = "Max", kOnnxMin[] = "Min",
+               kOnnxWhere[] = "Where";
+
+void rsqrt(ModelWriter& w, const Binding& b) {
+  w.node("Reciprocal", {w.op("Sqrt", {in(w, b, 0)}, "sqrt")}, {out(w, b)});
+}
+
+// x * sigmoid(x), either order.
+void silu(ModelWriter& w, const Binding& b) {
+  const std::string s = w.op("Sigmoid", {in(w, b, 0)}, "sigmoid");
+  w.form(2) ? w.node("Mul", {s, in(w, b, 0)}, {out(w, b)}) : w.node("Mul", {in(w, b, 0), s}, {out(w, b)});
+}
+
+// The erf form x * 0.5 * (1 + erf(x / sqrt(2))) as torch.onnx writes it; tanh's approximation
+// as x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+void gelu(ModelWriter& w, const Binding& b) {
+  const DType dt = dtype_of(b);
+  const std::string& x = in(w, b, 0);
+  std::string inner;
+  if (b.attrs().get_string("approximate") == "tanh") {
+    const std::string cube =
+        w.form(2) ? w.op("Pow", {x, w.scalar(dt, 3)}, "cube") : w.op("Mul", {x, w.op("Mul", {x, x}, "sq")}, "cube");
+    const std::string poly = w.op("Add", {x, w.op("Mul", {cube, w.scalar(dt, 0.044715)}, "c")}, "poly");
+    inner = w.op("Tanh", {w.op("Mul", {poly, w.scalar(dt, std::sqrt(2 / M_PI))}, "scaled")}, "tanh");
+  } else {
+    inner = w.op("Erf", {w.op("Div", {x, w.scalar(dt, std::sqrt(2.0))}, "scaled")}, "erf");
+  }
+  const std::string one_plus = w.op("Add", {inner, w.scalar(dt, 1)}, "one_plus");
+  const std::string half_x = w.op("Mul", {x, w.scalar(dt, 0.5)}, "half_x");
+  w.node("Mul", {half_x, one_plus}, {out(w, b)});
+}
+
+void leaky_relu(ModelWriter& w, const Binding& b) {
+  set_attr(w.node("LeakyRelu", {in(w, b, 0)}, {out(w, b)}), "alpha", static_cast<float>(b.attrs().get_float("alpha")));
+}
+
+void clip(ModelWriter& w, const Binding& b) {
+  const DType dt = dtype_of(b);
+  w.node("Clip", {in(w, b, 0), w.scalar(dt, b.attrs().get_float("min")), w.scalar(dt, b.attrs().get_float("max"))},
+         {out(w, b)});
+}
+
+void cast(ModelWriter& w, const Binding& b) {
+  set_attr(w.node("Cast", {in(w, b, 0)}, {out(w, b)}), "to", int64_t{onnx_dtype(b.attrs().get_dtype("dtype"))});
+}
+
+// Integer floor division: (a - floor_mod(a, b)) / b, an exact multiple, where truncating Div is
+// the floor. Floats: Floor(a / b).
+void floor_divide(ModelWriter& w, const Binding& b) {
+  if (is_float(dtype_of(b))) {
+    w.node("Floor", {w.op("Div", {in(w, b, 0), in(w, b, 1)}, "quotient")}, {out(w, b)});
+    return;
+  }
+  throw Unsupported("export of integer floor_divide",
+                    fmt::format("{}: difftest defines x // 0 = 0, which ONNX's Div does not", w.where));
+}
+
+void floor_mod(ModelWriter& w, const Binding& b) {
+  if (is_float(dtype_of(b))) {
+    throw Unsupported("export of float floor_mod", fmt::format("{}: ONNX's float Mod is fmod", w.where));
+  }
+  throw Unsupported("export of integer floor_mod",
+                    fmt::format("{}: difftest defines x % 0 = 0, which ONNX's Mod does not", w.where));
+}
+
+template <const char* kOnnx>
+void reduce(ModelWriter& w, const Binding& b) {
+  const std::vector<int64_t>& axes = b.attrs().get_ints("axes");
+  const int64_t keep = b.attrs().get_bool("keepdims") ? 1 : 0;
+  if (std::string(kOnnx) == "ReduceSum") {
+    std::vector<std::string> args = {in(w, b, 0)};
+    if (!axes.empty()) args.push_back(w.int64s(axes));
+    set_attr(w.node(kOnnx, args, {out(w, b)}), "keepdims", keep);
+    return;
+  }
+  ::onnx::NodeProto& n = w.node(kOnnx, {in(w, b, 0)}, {out(w, b)});
+  if (!axes.empty()) set_attr(n, "axes", axes);
+  set_attr(n, "keepdims", keep);
+}
+constexpr char kOnnxReduceSum[] = "ReduceSum", kOnnxReduceMean[] = "ReduceMean", kOnnxReduceProd[] = "ReduceProd",
+               kOnnxReduceMax[] = "ReduceMax", kOnnxReduceMin[] = "ReduceMin";
+
+template <const char* kOnnx>
+void arg_reduce(ModelWriter& w, const Binding& b) {
+  ::onnx::NodeProto& n = w.node(kOnnx, {in(w, b, 0)}, {out(w, b)});
+  set_attr(n, "axis", b.attrs().get_int("axis"));
+  set_attr(n, "keepdims", int64_t{b.attrs().get_bool("keepdims") ? 1 : 0});
+}
+constexpr char kOnnxArgMax[] = "ArgMax", kOnnxArgMin[] = "ArgMin";
+
+// The last two dims swapped, for matmul's transpose flags.
+std::string swapped(ModelWriter& w, const Value& v, const std::string& name) {
+  std::vector<int64_t> perm(static_cast<size_t>(v.type().rank()));
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  ::onnx::NodeProto* n = nullptr;
+  const std::string t = w.op("Transpose", {name}, name + "_t", &n);
+  set_attr(*n, "perm", perm);
+  return t;
+}
+
+void matmul(ModelWriter& w, const Binding& b) {
+  const std::string a = b.attrs().get_bool("transpose_a") ? swapped(w, b.args()[0], in(w, b, 0)) : in(w, b, 0);
+  const std::string c = b.attrs().get_bool("transpose_b") ? swapped(w, b.args()[1], in(w, b, 1)) : in(w, b, 1);
+  w.node("MatMul", {a, c}, {out(w, b)});
+}
+
+template <const char* kOnnx>
+void softmax(ModelWriter& w, const Binding& b) {
+  set_attr(w.node(kOnnx, {in(w, b, 0)}, {out(w, b)}), "axis", b.attrs().get_int("axis"));
+}
+constexpr char kOnnxSoftmax[] = "Softmax", kOnnxLogSoftmax[] = "LogSoftmax";
+
+void layer_norm(ModelWriter& w, const Binding& b) {
+  const int rank = b.args()[0].type().rank();
+  int64_t axis = b.attrs().get_int("axis");
+  if (axis < 0) axis += rank;
+  if (axis != rank - 1) {
+    throw Unsupported("export of layer_norm over an inner axis",
+                      fmt::format("{}: LayerNormalization normalizes the trailing dims from its axis", w.where));
+  }
+  ::onnx::NodeProto& n = w.node("LayerNormalization", {in(w, b, 0), in(w, b, 1), in(w, b, 2)}, {out(w, b)});
+  set_attr(n, "axis", int64_t{-1});
+  set_attr(n, "epsilon", static_cast<float>(b.attrs().get_float("eps")));
+}
+
+// x / sqrt(mean(x^2) + eps) * (weight + offset), in the forms exporters write: x*x or Pow(x, 2),
+// Div by the root or Mul by its reciprocal.
+void rms_norm(ModelWriter& w, const Binding& b) {
+  const DType dt = dtype_of(b);
+  const std::string& x = in(w, b, 0);
+  const int rank = b.args()[0].type().rank();
+  int64_t axis = b.attrs().get_int("axis");
+  if (axis < 0) axis += rank;
+  const std::string sq = w.form(2) ? w.op("Pow", {x, w.scalar(dt, 2)}, "sq") : w.op("Mul", {x, x}, "sq");
+  ::onnx::NodeProto* mean_node = nullptr;
+  const std::string mean = w.op("ReduceMean", {sq}, "mean_sq", &mean_node);
+  set_attr(*mean_node, "axes", std::vector<int64_t>{axis});
+  set_attr(*mean_node, "keepdims", int64_t{1});
+  const std::string root =
+      w.op("Sqrt", {w.op("Add", {mean, w.scalar(dt, b.attrs().get_float("eps"))}, "var_eps")}, "rms");
+  const std::string normed =
+      w.form(2) ? w.op("Div", {x, root}, "normed") : w.op("Mul", {x, w.op("Reciprocal", {root}, "inv_rms")}, "normed");
+  std::string weight = in(w, b, 1);
+  if (const double offset = b.attrs().get_float("weight_offset"); offset != 0) {
+    weight = w.op("Add", {weight, w.scalar(dt, offset)}, "weight");
+  }
+  if (axis != rank - 1) {
+    // weight runs along `axis`: shaped [d, 1, ..., 1] to broadcast there.
+    std::vector<int64_t> trailing;
+    for (int64_t a = 1; a < rank - axis; ++a) trailing.push_back(a);
+    weight = w.op("Unsqueeze", {weight, w.int64s(trailing)}, "weight_b");
+  }
+  w.node("Mul", {normed, weight}, {out(w, b)});
+}
+
+void reshape(ModelWriter& w, const Binding& b) {
+  w.node("Reshape", {in(w, b, 0), w.dims(b.result().type().shape)}, {out(w, b)});
+}
+
+void permute_dims(ModelWriter& w, const Binding& b) {
+  ::onnx::NodeProto& n = w.node("Transpose", {in(w, b, 0)}, {out(w, b)});
+  if (!b.attrs().get_ints("axes").empty()) set_attr(n, "perm", b.attrs().get_ints("axes"));
+}
+
+void broadcast_to(ModelWriter& w, const Binding& b) {
+  w.node("Expand", {in(w, b, 0), w.dims(b.result().type().shape)}, {out(w, b)});
+}
+
+void concat(ModelWriter& w, const Binding& b) {
+  std::vector<std::string> args;
+  for (size_t i = 0; i < b.args().size(); ++i) args.push_back(in(w, b, i));
+  set_attr(w.node("Concat", args, {out(w, b)}), "axis", b.attrs().get_int("axis"));
+}
+
+void split(ModelWriter& w, const Binding& b) {
+  const int rank = b.args()[0].type().rank();
+  int64_t axis = b.attrs().get_int("axis");
+  if (axis < 0) axis += rank;
+  std::vector<std::string> outs;
+  std::vector<sym::Expr> sizes;
+  for (const auto& r : b.results()) {
+    outs.push_back(w.name_of(r));
+    sizes.push_back(r.type().shape[static_cast<size_t>(axis)]);
+  }
+  set_attr(w.node("Split", {in(w, b, 0), w.dims(sizes)}, outs), "axis", axis);
+}
+
+void squeeze(ModelWriter& w, const Binding& b) {
+  std::vector<int64_t> axes = b.attrs().get_ints("axes");
+  if (axes.empty()) {
+    const auto& shape = b.args()[0].type().shape;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i].is_const(1)) axes.push_back(static_cast<int64_t>(i));
+    }
+  }
+  w.node("Squeeze", {in(w, b, 0), w.int64s(axes)}, {out(w, b)});
+}
+
+void expand_dims(ModelWriter& w, const Binding& b) {
+  w.node("Unsqueeze", {in(w, b, 0), w.int64s({b.attrs().get_int("axis")})}, {out(w, b)});
+}
+
+void strided_slice(ModelWriter& w, const Binding& b) {
+  std::vector<int64_t> strides = b.attrs().get_ints("strides");
+  const std::vector<int64_t>& axes = b.attrs().get_ints("axes");
+  if (strides.empty()) strides.assign(axes.size(), 1);
+  w.node("Slice",
+         {in(w, b, 0), w.dims(b.attrs().get_syms("begin")), w.dims(b.attrs().get_syms("end")), w.int64s(axes),
+          w.int64s(strides)},
+         {out(w, b)});
+}
+
+// take's "wrap" is floor modulo the dim: ONNX's Gather takes [-d, d) only, so Mod first; "clip"
+// clamps with Clip.
+void take(ModelWriter& w, const Binding& b) {
+  const Value& x = b.args()[0];
+  const Value& idx = b.args()[1];
+  int64_t axis = b.attrs().get_int("axis");
+  if (axis < 0) axis += x.type().rank();
+  const sym::Expr& d = x.type().shape[static_cast<size_t>(axis)];
+  if (!d.is_const()) {
+    throw Unsupported("export of take along a symbolic dim",
+                      fmt::format("{}: the index mapping needs the dim as a constant", w.where));
+  }
+  const DType it = idx.type().dtype;
+  const std::string mapped =
+      b.attrs().get_string("mode") == "wrap"
+          ? w.op("Mod", {in(w, b, 1), w.scalar(it, static_cast<double>(d.value()))}, "index")
+          : w.op("Clip", {in(w, b, 1), w.scalar(it, 0), w.scalar(it, static_cast<double>(d.value() - 1))}, "index");
+  set_attr(w.node("Gather", {in(w, b, 0), mapped}, {out(w, b)}), "axis", axis);
+}
+
+template <int64_t kUpper>
+void triangle(ModelWriter& w, const Binding& b) {
+  set_attr(w.node("Trilu", {in(w, b, 0), w.int64s({b.attrs().get_int("k")})}, {out(w, b)}), "upper", kUpper);
+}
+
+void full(ModelWriter& w, const Binding& b) {
+  const DType dt = b.attrs().get_dtype("dtype");
+  ::onnx::NodeProto& n = w.node("ConstantOfShape", {w.dims(b.result().type().shape)}, {out(w, b)});
+  set_attr(n, "value", tensor_to_proto(Tensor::from_doubles(dt, {1}, {b.attrs().get_float("value")}), "value"));
+}
+
+template <int kValue>
+void filled(ModelWriter& w, const Binding& b) {
+  const DType dt = b.attrs().get_dtype("dtype");
+  ::onnx::NodeProto& n = w.node("ConstantOfShape", {w.dims(b.result().type().shape)}, {out(w, b)});
+  set_attr(n, "value", tensor_to_proto(Tensor::from_doubles(dt, {1}, {kValue}), "value"));
+}
+
+}  // namespace
+
+const std::map<std::string, Emitter>& emitters() {
+  static const std::map<std::string, Emitter> table = {
+      {"abs", same<kOnnxAbs>},
+      {"add", commutative<kOnnxAdd>},
+      {"argmax", arg_reduce<kOnnxArgMax>},
+      {"argmin", arg_reduce<kOnnxArgMin>},
+      {"broadcast_to", broadcast_to},
+      {"cast", cast},
+      {"clip", clip},
+      {"concat", concat},
+      {"cos", same<kOnnxCos>},
+      {"div", same<kOnnxDiv>},
+      {"equal", commutative<kOnnxEqual>},
+      {"erf", same<kOnnxErf>},
+      {"exp", same<kOnnxExp>},
+      {"expand_dims", expand_dims},
+      {"floor", same<kOnnxFloor>},
+      {"floor_divide", floor_divide},
+      {"floor_mod", floor_mod},
+      {"full", full},
+      {"gelu", gelu},
+      {"greater", same<kOnnxGreater>},
+      {"greater_equal", same<kOnnxGreaterEqual>},
+      {"layer_norm", layer_norm},
+      {"leaky_relu", leaky_relu},
+      {"less", same<kOnnxLess>},
+      {"less_equal", same<kOnnxLessEqual>},
+      {"log", same<kOnnxLog>},
+      {"log_softmax", softmax<kOnnxLogSoftmax>},
+      {"logical_and", commutative<kOnnxAnd>},
+      {"logical_not", same<kOnnxNot>},
+      {"logical_or", commutative<kOnnxOr>},
+      {"logical_xor", commutative<kOnnxXor>},
+      {"matmul", matmul},
+      {"max", reduce<kOnnxReduceMax>},
+      {"maximum", commutative<kOnnxMax>},
+      {"mean", reduce<kOnnxReduceMean>},
+      {"min", reduce<kOnnxReduceMin>},
+      {"minimum", commutative<kOnnxMin>},
+      {"mul", commutative<kOnnxMul>},
+      {"neg", same<kOnnxNeg>},
+      {"ones", filled<1>},
+      {"permute_dims", permute_dims},
+      {"pow", same<kOnnxPow>},
+      {"prod", reduce<kOnnxReduceProd>},
+      {"relu", same<kOnnxRelu>},
+      {"reshape", reshape},
+      {"rms_norm", rms_norm},
+      {"round", same<kOnnxRound>},
+      {"rsqrt", rsqrt},
+      {"sigmoid", same<kOnnxSigmoid>},
+      {"silu", silu},
+      {"sin", same<kOnnxSin>},
+      {"softmax", softmax<kOnnxSoftmax>},
+      {"split", split},
+      {"sqrt", same<kOnnxSqrt>},
+      {"squeeze", squeeze},
+      {"strided_slice", strided_slice},
+      {"sub", same<kOnnxSub>},
+      {"sum", reduce<kOnnxReduceSum>},
+      {"take", take},
+      {"tanh", same<kOnnxTanh>},
+      {"tril", triangle<0>},
+      {"triu", triangle<1>},
+      {"where", same<kOnnxWhere>},
+      {"zeros", filled<0>},
+  };
+  return table;
+}
+
+}  // namespace difftest::interop
