@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "compiler/ir/sym_simplify.h"
 #include "interop/onnx/export_context.h"
 
 namespace difftest::interop {
@@ -292,16 +293,94 @@ void filled(ModelWriter& w, const Binding& b) {
   set_attr(n, "value", tensor_to_proto(Tensor::from_doubles(dt, {1}, {kValue}), "value"));
 }
 
+// A 0-D int64 tensor of a dim expression (Range takes scalars).
+std::string scalar_dim(ModelWriter& w, const sym::Expr& e) {
+  if (e.is_const()) return w.scalar(DType::i64, static_cast<double>(e.value()));
+  return w.op("Squeeze", {w.dims({e}), w.int64s({0})}, "scalar_dim");
+}
+
+// Positions as a column [q_len, 1] (offset + i) and a row [1, kv_len] (j).
+std::pair<std::string, std::string> mask_positions(ModelWriter& w, const Binding& b) {
+  const sym::Expr& offset = b.attrs().get_sym("offset");
+  const sym::Expr& q_len = b.attrs().get_sym("q_len");
+  const std::string q =
+      w.op("Range", {scalar_dim(w, offset), scalar_dim(w, sym::simplify(offset + q_len)), scalar_dim(w, 1)}, "q_pos");
+  const std::string k =
+      w.op("Range", {scalar_dim(w, 0), scalar_dim(w, b.attrs().get_sym("kv_len")), scalar_dim(w, 1)}, "k_pos");
+  return {w.op("Unsqueeze", {q, w.int64s({1})}, "q_col"), w.op("Unsqueeze", {k, w.int64s({0})}, "k_row")};
+}
+
+// j <= p, written as LessOrEqual(k, q) or GreaterOrEqual(q, k).
+std::string causal_part(ModelWriter& w, const std::string& q, const std::string& k) {
+  return w.form(2) ? w.op("GreaterOrEqual", {q, k}, "causal") : w.op("LessOrEqual", {k, q}, "causal");
+}
+
+void causal_mask(ModelWriter& w, const Binding& b) {
+  const auto [q, k] = mask_positions(w, b);
+  w.node("Identity", {causal_part(w, q, k)}, {out(w, b)});
+}
+
+// (j <= p) and (j > p - window or j < sink).
+void sliding_window_mask(ModelWriter& w, const Binding& b) {
+  const auto [q, k] = mask_positions(w, b);
+  const std::string causal = causal_part(w, q, k);
+  const std::string start = w.op("Sub", {q, w.int64s({b.attrs().get_int("window")})}, "window_start");
+  std::string visible = w.op("Greater", {k, start}, "in_window");
+  if (const int64_t sink = b.attrs().get_int("sink"); sink > 0) {
+    visible = w.op("Or", {visible, w.op("Less", {k, w.int64s({sink})}, "sink")}, "in_window_or_sink");
+  }
+  w.node("And", {causal, visible}, {out(w, b)});
+}
+
+// start + i * step, in i64 then cast once to the dtype.
+void arange(ModelWriter& w, const Binding& b) {
+  const DType dt = b.attrs().get_dtype("dtype");
+  const std::string step = scalar_dim(w, b.attrs().get_int("step"));
+  const std::string range = w.op(
+      "Range", {scalar_dim(w, b.attrs().get_sym("start")), scalar_dim(w, b.attrs().get_sym("end")), step}, "range");
+  if (dt == DType::i64) {
+    w.node("Identity", {range}, {out(w, b)});
+  } else {
+    set_attr(w.node("Cast", {range}, {out(w, b)}), "to", int64_t{onnx_dtype(dt)});
+  }
+}
+
+// x @ w^T (+ bias), as exporters write nn.Linear.
+void linear(ModelWriter& w, const Binding& b) {
+  ::onnx::NodeProto* t = nullptr;
+  const std::string wt = w.op("Transpose", {in(w, b, 1)}, "weight_t", &t);
+  set_attr(*t, "perm", std::vector<int64_t>{1, 0});
+  if (b.args().size() < 3) {
+    w.node("MatMul", {in(w, b, 0), wt}, {out(w, b)});
+    return;
+  }
+  w.node("Add", {w.op("MatMul", {in(w, b, 0), wt}, "xw"), in(w, b, 2)}, {out(w, b)});
+}
+
+// NumPy repeat along an axis: Unsqueeze after it, Expand that dim to `repeats`, Reshape merging.
+void repeat(ModelWriter& w, const Binding& b) {
+  const Value& x = b.args()[0];
+  int64_t axis = b.attrs().get_int("axis");
+  if (axis < 0) axis += x.type().rank();
+  std::vector<sym::Expr> expanded = x.type().shape;
+  expanded.insert(expanded.begin() + axis + 1, sym::Expr::constant(b.attrs().get_int("repeats")));
+  const std::string u = w.op("Unsqueeze", {in(w, b, 0), w.int64s({axis + 1})}, "unsqueezed");
+  const std::string e = w.op("Expand", {u, w.dims(expanded)}, "expanded");
+  w.node("Reshape", {e, w.dims(b.result().type().shape)}, {out(w, b)});
+}
+
 }  // namespace
 
 const std::map<std::string, Emitter>& emitters() {
   static const std::map<std::string, Emitter> table = {
       {"abs", same<kOnnxAbs>},
       {"add", commutative<kOnnxAdd>},
+      {"arange", arange},
       {"argmax", arg_reduce<kOnnxArgMax>},
       {"argmin", arg_reduce<kOnnxArgMin>},
       {"broadcast_to", broadcast_to},
       {"cast", cast},
+      {"causal_mask", causal_mask},
       {"clip", clip},
       {"concat", concat},
       {"cos", same<kOnnxCos>},
@@ -321,6 +400,7 @@ const std::map<std::string, Emitter>& emitters() {
       {"leaky_relu", leaky_relu},
       {"less", same<kOnnxLess>},
       {"less_equal", same<kOnnxLessEqual>},
+      {"linear", linear},
       {"log", same<kOnnxLog>},
       {"log_softmax", softmax<kOnnxLogSoftmax>},
       {"logical_and", commutative<kOnnxAnd>},
@@ -340,6 +420,7 @@ const std::map<std::string, Emitter>& emitters() {
       {"pow", same<kOnnxPow>},
       {"prod", reduce<kOnnxReduceProd>},
       {"relu", same<kOnnxRelu>},
+      {"repeat", repeat},
       {"reshape", reshape},
       {"rms_norm", rms_norm},
       {"round", same<kOnnxRound>},
@@ -347,6 +428,7 @@ const std::map<std::string, Emitter>& emitters() {
       {"sigmoid", same<kOnnxSigmoid>},
       {"silu", silu},
       {"sin", same<kOnnxSin>},
+      {"sliding_window_mask", sliding_window_mask},
       {"softmax", softmax<kOnnxSoftmax>},
       {"split", split},
       {"sqrt", same<kOnnxSqrt>},

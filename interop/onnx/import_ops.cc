@@ -527,15 +527,17 @@ std::vector<Value> size_op(const NodeImport& n) {
 
 std::vector<Value> range_op(const NodeImport& n) {
   n.only_attrs({});
-  const auto start = n.constant_input(0), limit = n.constant_input(1), delta = n.constant_input(2);
-  if (is_float(start->dtype())) {
+  const auto delta = n.constant_input(2);
+  if (!delta || is_float(delta->dtype())) {
     n.unsupported("float Range", fmt::format("{}: difftest's arange takes integer bounds", n.where()));
   }
+  // start and limit may be dims (shape arithmetic) or integer constants.
+  const std::vector<sym::Expr> start = n.dims_input(0), limit = n.dims_input(1);
+  if (start.size() != 1 || limit.size() != 1) {
+    throw UserError(ErrorKind::Shape, fmt::format("{}: start and limit must be scalars", n.where()));
+  }
   return {n.call("arange", {},
-                 {{"start", sym::Expr::constant(start->get_int(0))},
-                  {"end", sym::Expr::constant(limit->get_int(0))},
-                  {"step", delta->get_int(0)},
-                  {"dtype", start->dtype()}})};
+                 {{"start", start[0]}, {"end", limit[0]}, {"step", delta->get_int(0)}, {"dtype", delta->dtype()}})};
 }
 
 std::vector<Value> slice_op(const NodeImport& n) {
