@@ -16,7 +16,7 @@ const std::string& in(ModelWriter& w, const Binding& b, size_t i) { return w.nam
 const std::string& out(ModelWriter& w, const Binding& b) { return w.name_of(b.result()); }
 // The dtype the op computes in: its accumulator when it declares one (export_program casts its
 // operands to it), else its first operand's.
-DType dtype_of(const Binding& b) {
+DType compute_dtype(const Binding& b) {
   if (const auto acc = accumulator_of(b)) return *acc;
   return b.args()[0].type().dtype;
 }
@@ -58,7 +58,7 @@ void silu(ModelWriter& w, const Binding& b) {
 // The erf form x * 0.5 * (1 + erf(x / sqrt(2))) as torch.onnx writes it; tanh's approximation
 // as x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
 void gelu(ModelWriter& w, const Binding& b) {
-  const DType dt = dtype_of(b);
+  const DType dt = compute_dtype(b);
   const std::string& x = in(w, b, 0);
   std::string inner;
   if (b.attrs().get_string("approximate") == "tanh") {
@@ -79,7 +79,7 @@ void leaky_relu(ModelWriter& w, const Binding& b) {
 }
 
 void clip(ModelWriter& w, const Binding& b) {
-  const DType dt = dtype_of(b);
+  const DType dt = compute_dtype(b);
   w.node("Clip", {in(w, b, 0), w.scalar(dt, b.attrs().get_float("min")), w.scalar(dt, b.attrs().get_float("max"))},
          {out(w, b)});
 }
@@ -91,7 +91,7 @@ void cast(ModelWriter& w, const Binding& b) {
 // Integer floor division: (a - floor_mod(a, b)) / b, an exact multiple, where truncating Div is
 // the floor. Floats: Floor(a / b).
 void floor_divide(ModelWriter& w, const Binding& b) {
-  if (is_float(dtype_of(b))) {
+  if (is_float(compute_dtype(b))) {
     w.node("Floor", {w.op("Div", {in(w, b, 0), in(w, b, 1)}, "quotient")}, {out(w, b)});
     return;
   }
@@ -100,7 +100,7 @@ void floor_divide(ModelWriter& w, const Binding& b) {
 }
 
 void floor_mod(ModelWriter& w, const Binding& b) {
-  if (is_float(dtype_of(b))) {
+  if (is_float(compute_dtype(b))) {
     throw Unsupported("export of float floor_mod", fmt::format("{}: ONNX's float Mod is fmod", w.where));
   }
   throw Unsupported("export of integer floor_mod",
@@ -171,7 +171,7 @@ void layer_norm(ModelWriter& w, const Binding& b) {
 // x / sqrt(mean(x^2) + eps) * (weight + offset), in the forms exporters write: x*x or Pow(x, 2),
 // Div by the root or Mul by its reciprocal.
 void rms_norm(ModelWriter& w, const Binding& b) {
-  const DType dt = dtype_of(b);
+  const DType dt = compute_dtype(b);
   const std::string& x = in(w, b, 0);
   const int rank = b.args()[0].type().rank();
   int64_t axis = b.attrs().get_int("axis");

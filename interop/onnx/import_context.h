@@ -2,6 +2,8 @@
 // ONNX names -> values, the constants an op needs as attributes, and one node's view of it.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -99,6 +101,40 @@ class NodeImport {
 // may be left undefined).
 using Translator = std::vector<Value> (*)(const NodeImport& n);
 const std::map<std::string, Translator>& translators();
+// The shape, layout and constant ops' translators (import_layout_ops.cc).
+const std::map<std::string, Translator>& layout_translators();
+
+// What the translators share.
+namespace import_util {
+
+inline int rank_of(const Value& v) { return v.type().rank(); }
+inline DType dtype_of(const Value& v) { return v.type().dtype; }
+inline const std::vector<sym::Expr>& dims_of(const Value& v) { return v.type().shape; }
+
+// An axis in [-rank, rank) as a non-negative one.
+inline int64_t normalized_axis(const NodeImport& n, int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    throw UserError(ErrorKind::Attribute,
+                    fmt::format("{}: axis {} is out of range for rank {}", n.where(), axis, rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+inline sym::Expr product(const std::vector<sym::Expr>& dims, size_t from, size_t to) {
+  sym::Expr p = sym::Expr::constant(1);
+  for (size_t i = from; i < to; ++i) p = p.is_const(1) ? dims[i] : p * dims[i];
+  return p;
+}
+
+inline void require_float(const NodeImport& n, const Value& v) {
+  if (!is_float(dtype_of(v))) {
+    n.unsupported(
+        fmt::format("{} on {}", n.node().op_type(), dtype_name(dtype_of(v))),
+        fmt::format("{}: difftest's counterpart takes float operands, not {}", n.where(), dtype_name(dtype_of(v))));
+  }
+}
+
+}  // namespace import_util
 
 }  // namespace difftest::interop
 
