@@ -369,6 +369,28 @@ void repeat(ModelWriter& w, const Binding& b) {
   w.node("Reshape", {e, w.dims(b.result().type().shape)}, {out(w, b)});
 }
 
+// conv1d/conv2d as Conv: the same cross-correlation, symmetric pads.
+template <int kDims>
+void conv(ModelWriter& w, const Binding& b) {
+  const auto list = [&](const char* name) {
+    if constexpr (kDims == 1) return std::vector<int64_t>{b.attrs().get_int(name)};
+    return b.attrs().get_ints(name);
+  };
+  std::vector<std::string> args = {in(w, b, 0), in(w, b, 1)};
+  if (b.args().size() > 2) args.push_back(in(w, b, 2));
+  ::onnx::NodeProto& n = w.node("Conv", args, {out(w, b)});
+  std::vector<int64_t> kernel;
+  const auto& ws = b.args()[1].type().shape;
+  for (size_t i = 2; i < ws.size(); ++i) kernel.push_back(ws[i].value());
+  std::vector<int64_t> pads = list("padding");
+  pads.insert(pads.end(), pads.begin(), pads.end());  // begins, then ends
+  set_attr(n, "kernel_shape", kernel);
+  set_attr(n, "strides", list("stride"));
+  set_attr(n, "pads", pads);
+  set_attr(n, "dilations", list("dilation"));
+  set_attr(n, "group", b.attrs().get_int("groups"));
+}
+
 }  // namespace
 
 const std::map<std::string, Emitter>& emitters() {
@@ -383,6 +405,8 @@ const std::map<std::string, Emitter>& emitters() {
       {"causal_mask", causal_mask},
       {"clip", clip},
       {"concat", concat},
+      {"conv1d", conv<1>},
+      {"conv2d", conv<2>},
       {"cos", same<kOnnxCos>},
       {"div", same<kOnnxDiv>},
       {"equal", commutative<kOnnxEqual>},

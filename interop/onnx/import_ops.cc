@@ -324,6 +324,46 @@ std::vector<Value> where_op(const NodeImport& n) {
   return {n.call("where", {n.input(0), n.input(1), n.input(2)})};
 }
 
+// Conv over 1 or 2 spatial dims with symmetric explicit pads: conv1d/conv2d.
+std::vector<Value> conv_op(const NodeImport& n) {
+  n.only_attrs({"kernel_shape", "strides", "pads", "dilations", "group", "auto_pad"});
+  const Value x = n.input(0);
+  require_float(n, x);
+  const int spatial = rank_of(x) - 2;
+  if (spatial != 1 && spatial != 2) {
+    n.unsupported(fmt::format("Conv over {} spatial dims", spatial),
+                  fmt::format("{}: difftest has conv1d and conv2d only", n.where()));
+  }
+  if (n.attr_string("auto_pad", "NOTSET") != "NOTSET") {
+    n.unsupported("attribute Conv.auto_pad", fmt::format("{}: only explicit pads are supported", n.where()));
+  }
+  const auto fill = [&](const std::string& name, int64_t value) {
+    std::vector<int64_t> v = n.attr_ints(name);
+    if (v.empty()) v.assign(static_cast<size_t>(spatial), value);
+    return v;
+  };
+  const std::vector<int64_t> strides = fill("strides", 1), dilations = fill("dilations", 1);
+  std::vector<int64_t> pads = n.attr_ints("pads");
+  if (pads.empty()) pads.assign(static_cast<size_t>(2 * spatial), 0);
+  for (int i = 0; i < spatial; ++i) {
+    if (pads[static_cast<size_t>(i)] != pads[static_cast<size_t>(i + spatial)]) {
+      n.unsupported("Conv with asymmetric pads", fmt::format("{}: pads {} differ at the two ends", n.where(), i));
+    }
+  }
+  pads.resize(static_cast<size_t>(spatial));
+  std::vector<Value> args = {x, n.input(1)};
+  if (n.has_input(2)) args.push_back(n.input(2));
+  const AttrList common = {{"groups", n.attr_int("group", 1)}};
+  if (spatial == 1) {
+    AttrList attrs = {{"stride", strides[0]}, {"padding", pads[0]}, {"dilation", dilations[0]}};
+    attrs.insert(attrs.end(), common.begin(), common.end());
+    return {n.call("conv1d", args, attrs)};
+  }
+  AttrList attrs = {{"stride", strides}, {"padding", pads}, {"dilation", dilations}};
+  attrs.insert(attrs.end(), common.begin(), common.end());
+  return {n.call("conv2d", args, attrs)};
+}
+
 }  // namespace
 
 const std::map<std::string, Translator>& translators() {
@@ -339,6 +379,7 @@ const std::map<std::string, Translator>& translators() {
         {"CastLike", cast_like},
         {"Ceil", ceil_op},
         {"Clip", clip_op},
+        {"Conv", conv_op},
         {"Cos", unary_float<kCos>},
         {"Div", div_op},
         {"Dropout", dropout},
