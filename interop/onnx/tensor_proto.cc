@@ -122,7 +122,7 @@ Tensor tensor_from_proto(const TensorProto& t, const std::string& where) {
       throw UserError(ErrorKind::Literal, fmt::format("{}: tensor '{}' of {} has {} bytes of raw data, not {}", where,
                                                       t.name(), out.type_str(), t.raw_data().size(), out.nbytes()));
     }
-    std::memcpy(out.data(), t.raw_data().data(), out.nbytes());
+    if (out.nbytes() > 0) std::memcpy(out.data(), t.raw_data().data(), out.nbytes());  // an empty tensor has no buffer
     return out;
   }
   const auto n = static_cast<size_t>(out.numel());
@@ -171,7 +171,8 @@ TensorProto tensor_to_proto(const Tensor& t, const std::string& name) {
   p.set_name(name);
   p.set_data_type(onnx_dtype(t.dtype()));
   for (const int64_t d : t.shape()) p.add_dims(d);
-  p.set_raw_data(std::string(reinterpret_cast<const char*>(t.data()), t.nbytes()));
+  // An empty tensor has no buffer to point into.
+  p.set_raw_data(t.nbytes() > 0 ? std::string(reinterpret_cast<const char*>(t.data()), t.nbytes()) : std::string());
   return p;
 }
 
