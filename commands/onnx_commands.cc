@@ -1,9 +1,6 @@
 // import and onnx-conformance (commands.h).
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "commands/commands.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/parser.h"
@@ -38,14 +35,6 @@ std::pair<std::string, sym::Range> parse_dim_range(const std::string& text) {
   }
 }
 
-std::string read_text(const std::string& path, const std::string& flag) {
-  std::ifstream in(path);
-  if (!in) throw UserError(ErrorKind::Io, fmt::format("{} {}: cannot read the file", flag, path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 int import_command(const ImportRequest& r, const Print& out) {
@@ -72,7 +61,7 @@ int export_command(const ExportRequest& r, const Print& out) {
 }
 
 int onnx_conformance_command(const ConformanceRequest& r, ProgressLine& progress, const Print& out) {
-  const std::string expected = r.expect.empty() ? "" : read_text(r.expect, "--expect");
+  const std::string expected = r.expect.empty() ? "" : read_text_file(r.expect);
   int done = 0;
   const interop::ConformanceReport report = interop::run_conformance(
       r.dir.empty() ? interop::kDefaultNodeTestDir : r.dir, [&](const interop::NodeTestResult& t) {

@@ -3,10 +3,9 @@
 #include <fmt/format.h>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ir/parser.h"
 
 namespace difftest::interop {
 
@@ -14,13 +13,8 @@ namespace {
 
 using ::onnx::TensorProto;
 
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(ErrorKind::Io, fmt::format("cannot read '{}'", path));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
+// protobuf's own limit for one message.
+constexpr size_t kMaxModelBytes = size_t{2} << 30;
 
 }  // namespace
 
@@ -84,7 +78,7 @@ std::string onnx_dtype_name(int32_t onnx_type) {
 
 ::onnx::ModelProto read_model(const std::string& path) {
   ::onnx::ModelProto m;
-  if (!m.ParseFromString(read_bytes(path))) {
+  if (!m.ParseFromString(read_text_file(path, kMaxModelBytes))) {
     throw UserError(ErrorKind::Syntax, fmt::format("'{}' is not an ONNX model (a serialized ModelProto)", path));
   }
   return m;
@@ -92,7 +86,7 @@ std::string onnx_dtype_name(int32_t onnx_type) {
 
 TensorProto read_tensor_proto(const std::string& path) {
   TensorProto t;
-  if (!t.ParseFromString(read_bytes(path))) {
+  if (!t.ParseFromString(read_text_file(path, kMaxModelBytes))) {
     throw UserError(ErrorKind::Syntax, fmt::format("'{}' is not a serialized ONNX TensorProto", path));
   }
   return t;
