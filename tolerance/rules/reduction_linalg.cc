@@ -20,12 +20,31 @@ Tensor filled(const std::vector<int64_t>& shape, double v) {
   return t;
 }
 
+// A result is uncertain when any element of its slice is. The op's own kernel decides that when
+// flagged and unflagged elements get values it cannot lose: a 1 among 0s survives max, sum and
+// mean, a -1 among 0s survives min, and a 0 among 1s survives prod.
+void mark_uncertain_slices(RuleContext& c, const std::string& op) {
+  const Bounded& a = *c.in[0];
+  Bounded& out = c.out[0];
+  const bool prod = op == "prod";
+  const int64_t flagged = op == "min" ? -1 : prod ? 0 : 1;
+  const int64_t unflagged = prod ? 1 : 0;
+  std::vector<int64_t> marks(a.uncertain.size());
+  for (size_t i = 0; i < marks.size(); ++i) marks[i] = a.uncertain[i] ? flagged : unflagged;
+  const Tensor flags = is_float(a.dtype) ? as_f64(std::vector<double>(marks.begin(), marks.end()), a.shape())
+                                         : Tensor::from_ints(DType::i64, a.shape(), marks);
+  const Tensor reduced = c.kernel({flags})[0];
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    if (reduced.get(i) != static_cast<double>(unflagged)) out.uncertain[static_cast<size_t>(i)] = 1;
+  }
+}
+
 void reduce(RuleContext& c) {
   const Bounded& a = *c.in[0];
   Bounded& out = c.out[0];
-  mark_uncertain(out, c.kernel({indicator(a)})[0]);
-  if (!is_float(out.dtype)) return;
   const std::string& op = c.binding.op().name;
+  mark_uncertain_slices(c, op);
+  if (!is_float(out.dtype)) return;
   const int64_t k = a.numel() / std::max<int64_t>(out.numel(), 1);
   const DType acc = c.acc(out.dtype);
   const double g = summation_factor(k, acc, c.opt);
