@@ -107,6 +107,7 @@ int import_command(const ImportRequest& r, const Print& out);
 struct ExportRequest {
   std::string file, onnx_out;
   uint64_t form_seed = 0;
+  bool unpacked_q4 = false;  // q4 weights unpacked then MatMul, never ORT's MatMulNBits
 };
 int export_command(const ExportRequest& r, const Print& out);
 

@@ -149,6 +149,8 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--onnx", exp.onnx_out, "the .onnx file to write")->required();
   export_cmd->add_option("--form-seed", exp.form_seed, "chooses among equivalent decomposition forms (default 0)")
       ->check(unsigned_number());
+  export_cmd->add_flag("--unpacked-q4", exp.unpacked_q4,
+                       "write q4 weights unpacked (BitShift, Mod) then MatMul, not as ORT's MatMulNBits");
 
   auto* conformance = app.add_subcommand("onnx-conformance", "hold the reference against ONNX's node tests");
   commands::ConformanceRequest conf;

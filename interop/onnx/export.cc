@@ -1,6 +1,7 @@
 #include "interop/onnx/export.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <onnx/checker.h>
 
 #include <algorithm>
@@ -11,6 +12,27 @@
 #include "interop/onnx/import.h"
 
 namespace difftest::interop {
+
+namespace {
+
+void set_value_info(::onnx::ValueInfoProto& info, const std::string& name, const TensorType& type) {
+  info.set_name(name);
+  auto* tt = info.mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx_dtype(type.dtype));
+  auto* shape = tt->mutable_shape();
+  for (const auto& d : type.shape) {
+    auto* dim = shape->add_dim();
+    if (d.is_const()) {
+      dim->set_dim_value(d.value());
+    } else {
+      // A derived dim is named by its expression ("2*m"): a runtime takes any name, and
+      // difftest's importer reads it back as the expression.
+      dim->set_dim_param(sym::to_string(d));
+    }
+  }
+}
+
+}  // namespace
 
 ModelWriter::ModelWriter(const Program& p, const ExportOptions& options, ::onnx::GraphProto& graph)
     : graph_(graph), choices_(options.form_seed, 0x6f6e6e78) {
@@ -62,13 +84,8 @@ std::string ModelWriter::dim(const sym::Expr& e) {
   if (e.is_const()) return int64s({e.value()});
   if (e.is_var()) {
     if (const auto it = var_tensor_.find(e.name()); it != var_tensor_.end()) return it->second;
-    const auto source = var_source_.find(e.name());
-    if (source == var_source_.end()) {
-      throw Unsupported(
-          "dim variable without an input dim",
-          fmt::format("{}: dim variable {} is no input's dim, so the graph cannot compute it", where, e.name()));
-    }
-    const auto& [input, axis] = source->second;
+    if (!var_source_.count(e.name())) var_source_[e.name()] = {extent_input(e.name()), 0};
+    const auto& [input, axis] = var_source_.at(e.name());
     if (!shape_of_.count(input)) shape_of_[input] = op("Shape", {input}, input + "_shape");
     const std::string v = op("Slice", {shape_of_[input], int64s({axis}), int64s({axis + 1})}, e.name());
     var_tensor_[e.name()] = v;
@@ -95,6 +112,13 @@ std::string ModelWriter::dim(const sym::Expr& e) {
       break;
   }
   throw InternalError("a dim expression of an unknown kind");
+}
+
+std::string ModelWriter::extent_input(const std::string& var) {
+  const std::string name = fresh(var + "_extent");
+  set_value_info(*graph_.add_input(), name, TensorType{DType::u8, {sym::Expr::var(var)}});
+  extent_inputs_.push_back(name);
+  return name;
 }
 
 std::string ModelWriter::dims(const std::vector<sym::Expr>& dims) {
@@ -140,27 +164,6 @@ void set_attr(::onnx::NodeProto& n, const std::string& name, const ::onnx::Tenso
   *a->mutable_t() = t;
 }
 
-namespace {
-
-void set_value_info(::onnx::ValueInfoProto& info, const std::string& name, const TensorType& type) {
-  info.set_name(name);
-  auto* tt = info.mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx_dtype(type.dtype));
-  auto* shape = tt->mutable_shape();
-  for (const auto& d : type.shape) {
-    auto* dim = shape->add_dim();
-    if (d.is_const()) {
-      dim->set_dim_value(d.value());
-    } else {
-      // A derived dim is named by its expression ("2*m"): a runtime takes any name, and
-      // difftest's importer reads it back as the expression.
-      dim->set_dim_param(sym::to_string(d));
-    }
-  }
-}
-
-}  // namespace
-
 std::optional<DType> accumulator_of(const Binding& b) {
   for (const auto& [name, value] : b.attrs().items()) {
     if (name == "acc" && std::holds_alternative<DType>(value)) return std::get<DType>(value);
@@ -202,6 +205,33 @@ void emit_in_accumulator(ModelWriter& w, const Binding& b, Emitter emit) {
   for (const auto& [arg, name] : restore) w.set_name(arg, name);
 }
 
+namespace {
+
+// The matmuls (and linears) written as MatMulNBits, each mapped to its dequantize, and those
+// dequantizes mapped to null: a dequantize whose only use is such a matmul's weight operand.
+std::map<const Binding*, const Binding*> matmul_nbits_pairs(const Program& p, const ExportOptions& options) {
+  std::map<const Binding*, const Binding*> pairs;
+  if (options.q4_form != ExportOptions::Q4Form::MatMulNBits) return pairs;
+  std::map<const ValueNode*, int> uses;
+  std::map<const ValueNode*, const Binding*> dequantized;
+  for (const auto& b : p.bindings()) {
+    if (!b.is_call()) continue;
+    for (const auto& a : b.args()) ++uses[a.get()];
+    if (b.op().name == "dequantize") dequantized[b.result().get()] = &b;
+  }
+  for (const auto& out : p.outputs()) ++uses[out.get()];
+  for (const auto& b : p.bindings()) {
+    if (!b.is_call() || (b.op().name != "matmul" && b.op().name != "linear")) continue;
+    const auto dq = dequantized.find(b.args()[1].get());
+    if (dq == dequantized.end() || uses[b.args()[1].get()] != 1 || matmul_nbits_obstacle(b, *dq->second)) continue;
+    pairs[&b] = dq->second;
+    pairs[dq->second] = nullptr;
+  }
+  return pairs;
+}
+
+}  // namespace
+
 ::onnx::ModelProto export_program(const Program& p, const ExportOptions& options) {
   ::onnx::ModelProto m;
   m.set_ir_version(8);
@@ -221,9 +251,15 @@ void emit_in_accumulator(ModelWriter& w, const Binding& b, Emitter emit) {
     prop->set_value(ranges);
   }
   ModelWriter w(p, options, g);
+  const std::map<const Binding*, const Binding*> fused = matmul_nbits_pairs(p, options);
+  bool uses_microsoft_domain = false;
+  // Every value is named before any node is written, so the helper tensors' names (suffixed
+  // when taken) never take a param's, which must match the program's inputs.
+  for (const auto& b : p.bindings()) {
+    for (const auto& r : b.results()) w.set_name(r, w.fresh(r.name()));
+  }
   for (size_t i = 0; i < p.bindings().size(); ++i) {
     const Binding& b = p.bindings()[i];
-    for (const auto& r : b.results()) w.set_name(r, w.fresh(r.name()));
     w.where = fmt::format("binding {} (%{} = {})", i, b.results().front().name(),
                           b.is_call()                      ? b.op().name
                           : b.kind() == BindingKind::Param ? "param"
@@ -234,6 +270,11 @@ void emit_in_accumulator(ModelWriter& w, const Binding& b, Emitter emit) {
       const auto shape = b.result().type().static_shape();
       *g.add_initializer() =
           tensor_to_proto(materialize_constant(b.constant(), b.result().type().dtype, *shape), w.name_of(b.result()));
+    } else if (const auto pair = fused.find(&b); pair != fused.end()) {
+      if (pair->second) {
+        emit_matmul_nbits(w, b, *pair->second);
+        uses_microsoft_domain = true;
+      }  // else a dequantize its matmul writes
     } else {
       const auto it = emitters().find(b.op().name);
       if (it == emitters().end()) {
@@ -242,6 +283,16 @@ void emit_in_accumulator(ModelWriter& w, const Binding& b, Emitter emit) {
       }
       emit_in_accumulator(w, b, it->second);
     }
+  }
+  if (!w.extent_inputs().empty()) {
+    auto* prop = m.add_metadata_props();
+    prop->set_key(kExtentInputsKey);
+    prop->set_value(fmt::format("{}", fmt::join(w.extent_inputs(), ",")));
+  }
+  if (uses_microsoft_domain) {
+    auto* contrib = m.add_opset_import();
+    contrib->set_domain(kMicrosoftDomain);
+    contrib->set_version(1);
   }
   for (const auto& out : p.outputs()) {
     std::string name = w.name_of(out);

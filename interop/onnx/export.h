@@ -18,6 +18,10 @@ struct ExportOptions {
   // Chooses among equivalent forms of a decomposition (the operand order of a commutative op,
   // x*x or Pow(x, 2), ...): the forms are what an ONNX compiler's pattern matchers see.
   uint64_t form_seed = 0;
+  // How a dequantize feeding a matmul's weights is written: ORT's MatMulNBits where the format
+  // and shapes allow (else unpacked), or always unpacked then MatMul.
+  enum class Q4Form { MatMulNBits, Dequantize };
+  Q4Form q4_form = Q4Form::MatMulNBits;
 };
 
 // Unsupported (tensor_proto.h) naming the binding and op for what it cannot write; the model it

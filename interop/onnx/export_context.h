@@ -39,14 +39,19 @@ class ModelWriter {
   // Where the binding being written is, for messages: "binding 3 (%y = rms_norm)".
   std::string where;
 
+  // The graph inputs added to carry a dim variable no param has (kExtentInputsKey).
+  const std::vector<std::string>& extent_inputs() const { return extent_inputs_; }
+
  private:
   std::string dim(const sym::Expr& e);  // a [1] int64 tensor
+  std::string extent_input(const std::string& var);
 
   ::onnx::GraphProto& graph_;
   std::map<const ValueNode*, std::string> names_;
   std::map<std::string, int> used_;
   std::map<std::string, std::pair<std::string, int>> var_source_;  // dim variable -> (input, axis)
   std::map<std::string, std::string> shape_of_, var_tensor_;
+  std::vector<std::string> extent_inputs_;
   PcgChoices choices_;
 };
 
@@ -60,6 +65,40 @@ std::optional<DType> accumulator_of(const Binding& b);
 
 // Writes one call binding (its results named already); Unsupported when it cannot.
 using Emitter = void (*)(ModelWriter& w, const Binding& b);
-const std::map<std::string, Emitter>& emitters();
+using EmitterTable = std::map<std::string, Emitter>;
+// Every op's emitter: the elementwise, reduction, shape and mask ops (export_ops.cc), the layer
+// ops (export_layer_ops.cc: attention, rope, norms, convolutions) and the 4-bit formats
+// (export_quant_ops.cc).
+const EmitterTable& emitters();
+void add_layer_emitters(EmitterTable& table);
+void add_quant_emitters(EmitterTable& table);
+
+// Why `matmul` (or linear) cannot take dequantize `dq` as a MatMulNBits, or nullopt when it can.
+std::optional<std::string> matmul_nbits_obstacle(const Binding& matmul, const Binding& dq);
+void emit_matmul_nbits(ModelWriter& w, const Binding& matmul, const Binding& dq);
+
+// Positions of a mask: a column [q_len, 1] of offset + i and a row [1, kv_len] of j (int64).
+std::pair<std::string, std::string> mask_positions(ModelWriter& w, const sym::Expr& offset, const sym::Expr& q_len,
+                                                   const sym::Expr& kv_len);
+// j <= p, as LessOrEqual(k, q) or GreaterOrEqual(q, k) (a form).
+std::string causal_part(ModelWriter& w, const std::string& q, const std::string& k);
+// j > p - window, or j < sink.
+std::string window_part(ModelWriter& w, const std::string& q, const std::string& k, int64_t window, int64_t sink);
+// A 0-D int64 tensor of a dim expression (Range takes scalars).
+std::string scalar_dim(ModelWriter& w, const sym::Expr& e);
+
+namespace export_util {
+
+inline const std::string& in(ModelWriter& w, const Binding& b, size_t i) { return w.name_of(b.args()[i]); }
+inline const std::string& out(ModelWriter& w, const Binding& b) { return w.name_of(b.result()); }
+// The dtype the op computes in: its accumulator when it declares one (export_program casts its
+// operands to it), else its first operand's.
+inline DType compute_dtype(const Binding& b) {
+  if (const auto acc = accumulator_of(b)) return *acc;
+  return b.args()[0].type().dtype;
+}
+inline int64_t positive_axis(int64_t axis, int rank) { return axis < 0 ? axis + rank : axis; }
+
+}  // namespace export_util
 
 }  // namespace difftest::interop

@@ -10,16 +10,33 @@
 
 namespace difftest::interop {
 
+std::string scalar_dim(ModelWriter& w, const sym::Expr& e) {
+  if (e.is_const()) return w.scalar(DType::i64, static_cast<double>(e.value()));
+  return w.op("Squeeze", {w.dims({e}), w.int64s({0})}, "scalar_dim");
+}
+
+std::pair<std::string, std::string> mask_positions(ModelWriter& w, const sym::Expr& offset, const sym::Expr& q_len,
+                                                   const sym::Expr& kv_len) {
+  const std::string q =
+      w.op("Range", {scalar_dim(w, offset), scalar_dim(w, sym::simplify(offset + q_len)), scalar_dim(w, 1)}, "q_pos");
+  const std::string k = w.op("Range", {scalar_dim(w, 0), scalar_dim(w, kv_len), scalar_dim(w, 1)}, "k_pos");
+  return {w.op("Unsqueeze", {q, w.int64s({1})}, "q_col"), w.op("Unsqueeze", {k, w.int64s({0})}, "k_row")};
+}
+
+std::string causal_part(ModelWriter& w, const std::string& q, const std::string& k) {
+  return w.form(2) ? w.op("GreaterOrEqual", {q, k}, "causal") : w.op("LessOrEqual", {k, q}, "causal");
+}
+
+std::string window_part(ModelWriter& w, const std::string& q, const std::string& k, int64_t window, int64_t sink) {
+  const std::string start = w.op("Sub", {q, w.int64s({window})}, "window_start");
+  std::string visible = w.op("Greater", {k, start}, "in_window");
+  if (sink > 0) visible = w.op("Or", {visible, w.op("Less", {k, w.int64s({sink})}, "sink")}, "in_window_or_sink");
+  return visible;
+}
+
 namespace {
 
-const std::string& in(ModelWriter& w, const Binding& b, size_t i) { return w.name_of(b.args()[i]); }
-const std::string& out(ModelWriter& w, const Binding& b) { return w.name_of(b.result()); }
-// The dtype the op computes in: its accumulator when it declares one (export_program casts its
-// operands to it), else its first operand's.
-DType compute_dtype(const Binding& b) {
-  if (const auto acc = accumulator_of(b)) return *acc;
-  return b.args()[0].type().dtype;
-}
+using namespace export_util;
 
 // Ops that are one ONNX node of the same operands.
 template <const char* kOnnx>
@@ -74,8 +91,18 @@ void gelu(ModelWriter& w, const Binding& b) {
   w.node("Mul", {half_x, one_plus}, {out(w, b)});
 }
 
+// LeakyRelu's alpha is a float attribute: where f32 cannot hold an f64 op's alpha, the op is
+// written out as Where(x < 0, x * alpha, x).
 void leaky_relu(ModelWriter& w, const Binding& b) {
-  set_attr(w.node("LeakyRelu", {in(w, b, 0)}, {out(w, b)}), "alpha", static_cast<float>(b.attrs().get_float("alpha")));
+  const double alpha = b.attrs().get_float("alpha");
+  const DType dt = compute_dtype(b);
+  if (dt != DType::f64 || static_cast<double>(static_cast<float>(alpha)) == alpha) {
+    set_attr(w.node("LeakyRelu", {in(w, b, 0)}, {out(w, b)}), "alpha", static_cast<float>(alpha));
+    return;
+  }
+  const std::string& x = in(w, b, 0);
+  w.node("Where", {w.op("Less", {x, w.scalar(dt, 0)}, "negative"), w.op("Mul", {x, w.scalar(dt, alpha)}, "leaked"), x},
+         {out(w, b)});
 }
 
 void clip(ModelWriter& w, const Binding& b) {
@@ -88,23 +115,68 @@ void cast(ModelWriter& w, const Binding& b) {
   set_attr(w.node("Cast", {in(w, b, 0)}, {out(w, b)}), "to", int64_t{onnx_dtype(b.attrs().get_dtype("dtype"))});
 }
 
-// Integer floor division: (a - floor_mod(a, b)) / b, an exact multiple, where truncating Div is
-// the floor. Floats: Floor(a / b).
+// difftest defines x // 0 and x % 0 as 0, where ONNX leaves them undefined: the divisor is
+// replaced by 1 where it is 0 and the result by 0 there, as exporters guard a division.
+struct GuardedDivisor {
+  std::string is_zero, safe;
+};
+GuardedDivisor guarded(ModelWriter& w, const Binding& b) {
+  const DType dt = b.args()[1].type().dtype;
+  const std::string zero = w.op("Equal", {in(w, b, 1), w.scalar(dt, 0)}, "divisor_is_zero");
+  return {zero, w.op("Where", {zero, w.scalar(dt, 1), in(w, b, 1)}, "safe_divisor")};
+}
+
+void zero_where_divisor_is_zero(ModelWriter& w, const Binding& b, const GuardedDivisor& d, const std::string& value) {
+  w.node("Where", {d.is_zero, w.scalar(b.result().type().dtype, 0), value}, {out(w, b)});
+}
+
+// Integers: (a - a mod b) / b divides exactly, where ONNX's truncating Div is the floor. Floats:
+// Floor(a / b).
 void floor_divide(ModelWriter& w, const Binding& b) {
   if (is_float(compute_dtype(b))) {
     w.node("Floor", {w.op("Div", {in(w, b, 0), in(w, b, 1)}, "quotient")}, {out(w, b)});
     return;
   }
-  throw Unsupported("export of integer floor_divide",
-                    fmt::format("{}: difftest defines x // 0 = 0, which ONNX's Div does not", w.where));
+  const GuardedDivisor d = guarded(w, b);
+  const std::string rem = w.op("Mod", {in(w, b, 0), d.safe}, "rem");
+  const std::string q = w.op("Div", {w.op("Sub", {in(w, b, 0), rem}, "multiple"), d.safe}, "quotient");
+  zero_where_divisor_is_zero(w, b, d, q);
 }
 
+// Integers: ONNX's Mod (fmod=0) takes the divisor's sign, as floor_mod does. Floats: fmod (Mod
+// with fmod=1, exact), then r + b where r is nonzero and its sign differs from b's.
 void floor_mod(ModelWriter& w, const Binding& b) {
   if (is_float(compute_dtype(b))) {
-    throw Unsupported("export of float floor_mod", fmt::format("{}: ONNX's float Mod is fmod", w.where));
+    throw Unsupported("export of float floor_mod",
+                      fmt::format("{}: its ONNX form (fmod, then a sign fix) has no exact import back", w.where));
   }
-  throw Unsupported("export of integer floor_mod",
-                    fmt::format("{}: difftest defines x % 0 = 0, which ONNX's Mod does not", w.where));
+  const GuardedDivisor d = guarded(w, b);
+  zero_where_divisor_is_zero(w, b, d, w.op("Mod", {in(w, b, 0), d.safe}, "rem"));
+}
+
+void not_equal(ModelWriter& w, const Binding& b) {
+  const bool swap = w.form(2) == 1;
+  w.node("Not", {w.op("Equal", {in(w, b, swap ? 1 : 0), in(w, b, swap ? 0 : 1)}, "equal")}, {out(w, b)});
+}
+
+// ONNX has no Atan2: atan(a / b), plus pi (with a's sign) where b < 0; where b is 0 (of either
+// sign, so the quotient's infinity cannot pick the wrong side) +-pi/2 by a's sign, and 0 at the
+// origin.
+void atan2(ModelWriter& w, const Binding& b) {
+  const DType dt = compute_dtype(b);
+  const std::string &y = in(w, b, 0), &x = in(w, b, 1);
+  const std::string zero = w.scalar(dt, 0);
+  const std::string x_zero = w.op("Equal", {x, zero}, "x_zero");
+  const std::string y_negative = w.op("Less", {y, zero}, "y_negative");
+  const std::string safe_x = w.op("Where", {x_zero, w.scalar(dt, 1), x}, "safe_x");
+  const std::string base = w.op("Atan", {w.op("Div", {y, safe_x}, "ratio")}, "atan");
+  const std::string half_turn = w.op("Where", {y_negative, w.scalar(dt, -M_PI), w.scalar(dt, M_PI)}, "half_turn");
+  const std::string turn = w.op("Where", {w.op("Less", {x, zero}, "x_negative"), half_turn, zero}, "turn");
+  const std::string general = w.op("Add", {base, turn}, "angle");
+  const std::string quarter = w.op("Where", {y_negative, w.scalar(dt, -M_PI / 2), w.scalar(dt, M_PI / 2)}, "quarter");
+  const std::string on_y_axis =
+      w.op("And", {x_zero, w.op("Not", {w.op("Equal", {y, zero}, "y_zero")}, "y_nonzero")}, "on_y_axis");
+  w.node("Where", {on_y_axis, quarter, general}, {out(w, b)});
 }
 
 template <const char* kOnnx>
@@ -154,49 +226,6 @@ void softmax(ModelWriter& w, const Binding& b) {
   set_attr(w.node(kOnnx, {in(w, b, 0)}, {out(w, b)}), "axis", b.attrs().get_int("axis"));
 }
 constexpr char kOnnxSoftmax[] = "Softmax", kOnnxLogSoftmax[] = "LogSoftmax";
-
-void layer_norm(ModelWriter& w, const Binding& b) {
-  const int rank = b.args()[0].type().rank();
-  int64_t axis = b.attrs().get_int("axis");
-  if (axis < 0) axis += rank;
-  if (axis != rank - 1) {
-    throw Unsupported("export of layer_norm over an inner axis",
-                      fmt::format("{}: LayerNormalization normalizes the trailing dims from its axis", w.where));
-  }
-  ::onnx::NodeProto& n = w.node("LayerNormalization", {in(w, b, 0), in(w, b, 1), in(w, b, 2)}, {out(w, b)});
-  set_attr(n, "axis", int64_t{-1});
-  set_attr(n, "epsilon", static_cast<float>(b.attrs().get_float("eps")));
-}
-
-// x / sqrt(mean(x^2) + eps) * (weight + offset), in the forms exporters write: x*x or Pow(x, 2),
-// Div by the root or Mul by its reciprocal.
-void rms_norm(ModelWriter& w, const Binding& b) {
-  const DType dt = compute_dtype(b);
-  const std::string& x = in(w, b, 0);
-  const int rank = b.args()[0].type().rank();
-  int64_t axis = b.attrs().get_int("axis");
-  if (axis < 0) axis += rank;
-  const std::string sq = w.form(2) ? w.op("Pow", {x, w.scalar(dt, 2)}, "sq") : w.op("Mul", {x, x}, "sq");
-  ::onnx::NodeProto* mean_node = nullptr;
-  const std::string mean = w.op("ReduceMean", {sq}, "mean_sq", &mean_node);
-  set_attr(*mean_node, "axes", std::vector<int64_t>{axis});
-  set_attr(*mean_node, "keepdims", int64_t{1});
-  const std::string root =
-      w.op("Sqrt", {w.op("Add", {mean, w.scalar(dt, b.attrs().get_float("eps"))}, "var_eps")}, "rms");
-  const std::string normed =
-      w.form(2) ? w.op("Div", {x, root}, "normed") : w.op("Mul", {x, w.op("Reciprocal", {root}, "inv_rms")}, "normed");
-  std::string weight = in(w, b, 1);
-  if (const double offset = b.attrs().get_float("weight_offset"); offset != 0) {
-    weight = w.op("Add", {weight, w.scalar(dt, offset)}, "weight");
-  }
-  if (axis != rank - 1) {
-    // weight runs along `axis`: shaped [d, 1, ..., 1] to broadcast there.
-    std::vector<int64_t> trailing;
-    for (int64_t a = 1; a < rank - axis; ++a) trailing.push_back(a);
-    weight = w.op("Unsqueeze", {weight, w.int64s(trailing)}, "weight_b");
-  }
-  w.node("Mul", {normed, weight}, {out(w, b)});
-}
 
 void reshape(ModelWriter& w, const Binding& b) {
   w.node("Reshape", {in(w, b, 0), w.dims(b.result().type().shape)}, {out(w, b)});
@@ -256,22 +285,28 @@ void strided_slice(ModelWriter& w, const Binding& b) {
 }
 
 // take's "wrap" is floor modulo the dim: ONNX's Gather takes [-d, d) only, so Mod first; "clip"
-// clamps with Clip.
+// clamps with Max and Min (Clip's bounds would have to be constants). The dim may be symbolic:
+// a scalar from the shapes, in the index dtype.
 void take(ModelWriter& w, const Binding& b) {
   const Value& x = b.args()[0];
   const Value& idx = b.args()[1];
   int64_t axis = b.attrs().get_int("axis");
   if (axis < 0) axis += x.type().rank();
   const sym::Expr& d = x.type().shape[static_cast<size_t>(axis)];
-  if (!d.is_const()) {
-    throw Unsupported("export of take along a symbolic dim",
-                      fmt::format("{}: the index mapping needs the dim as a constant", w.where));
-  }
   const DType it = idx.type().dtype;
-  const std::string mapped =
-      b.attrs().get_string("mode") == "wrap"
-          ? w.op("Mod", {in(w, b, 1), w.scalar(it, static_cast<double>(d.value()))}, "index")
-          : w.op("Clip", {in(w, b, 1), w.scalar(it, 0), w.scalar(it, static_cast<double>(d.value() - 1))}, "index");
+  const auto index_scalar = [&](const sym::Expr& e) {
+    if (e.is_const()) return w.scalar(it, static_cast<double>(e.value()));
+    ::onnx::NodeProto* cast = nullptr;
+    const std::string v = w.op("Cast", {scalar_dim(w, e)}, "dim_index", &cast);
+    set_attr(*cast, "to", int64_t{onnx_dtype(it)});
+    return v;
+  };
+  const std::string mapped = b.attrs().get_string("mode") == "wrap"
+                                 ? w.op("Mod", {in(w, b, 1), index_scalar(d)}, "index")
+                                 : w.op("Min",
+                                        {w.op("Max", {in(w, b, 1), w.scalar(it, 0)}, "index_low"),
+                                         index_scalar(sym::simplify(d - sym::Expr::constant(1)))},
+                                        "index");
   set_attr(w.node("Gather", {in(w, b, 0), mapped}, {out(w, b)}), "axis", axis);
 }
 
@@ -293,26 +328,8 @@ void filled(ModelWriter& w, const Binding& b) {
   set_attr(n, "value", tensor_to_proto(Tensor::from_doubles(dt, {1}, {kValue}), "value"));
 }
 
-// A 0-D int64 tensor of a dim expression (Range takes scalars).
-std::string scalar_dim(ModelWriter& w, const sym::Expr& e) {
-  if (e.is_const()) return w.scalar(DType::i64, static_cast<double>(e.value()));
-  return w.op("Squeeze", {w.dims({e}), w.int64s({0})}, "scalar_dim");
-}
-
-// Positions as a column [q_len, 1] (offset + i) and a row [1, kv_len] (j).
 std::pair<std::string, std::string> mask_positions(ModelWriter& w, const Binding& b) {
-  const sym::Expr& offset = b.attrs().get_sym("offset");
-  const sym::Expr& q_len = b.attrs().get_sym("q_len");
-  const std::string q =
-      w.op("Range", {scalar_dim(w, offset), scalar_dim(w, sym::simplify(offset + q_len)), scalar_dim(w, 1)}, "q_pos");
-  const std::string k =
-      w.op("Range", {scalar_dim(w, 0), scalar_dim(w, b.attrs().get_sym("kv_len")), scalar_dim(w, 1)}, "k_pos");
-  return {w.op("Unsqueeze", {q, w.int64s({1})}, "q_col"), w.op("Unsqueeze", {k, w.int64s({0})}, "k_row")};
-}
-
-// j <= p, written as LessOrEqual(k, q) or GreaterOrEqual(q, k).
-std::string causal_part(ModelWriter& w, const std::string& q, const std::string& k) {
-  return w.form(2) ? w.op("GreaterOrEqual", {q, k}, "causal") : w.op("LessOrEqual", {k, q}, "causal");
+  return mask_positions(w, b.attrs().get_sym("offset"), b.attrs().get_sym("q_len"), b.attrs().get_sym("kv_len"));
 }
 
 void causal_mask(ModelWriter& w, const Binding& b) {
@@ -324,12 +341,7 @@ void causal_mask(ModelWriter& w, const Binding& b) {
 void sliding_window_mask(ModelWriter& w, const Binding& b) {
   const auto [q, k] = mask_positions(w, b);
   const std::string causal = causal_part(w, q, k);
-  const std::string start = w.op("Sub", {q, w.int64s({b.attrs().get_int("window")})}, "window_start");
-  std::string visible = w.op("Greater", {k, start}, "in_window");
-  if (const int64_t sink = b.attrs().get_int("sink"); sink > 0) {
-    visible = w.op("Or", {visible, w.op("Less", {k, w.int64s({sink})}, "sink")}, "in_window_or_sink");
-  }
-  w.node("And", {causal, visible}, {out(w, b)});
+  w.node("And", {causal, window_part(w, q, k, b.attrs().get_int("window"), b.attrs().get_int("sink"))}, {out(w, b)});
 }
 
 // start + i * step, in i64 then cast once to the dtype.
@@ -393,80 +405,85 @@ void conv(ModelWriter& w, const Binding& b) {
 
 }  // namespace
 
-const std::map<std::string, Emitter>& emitters() {
-  static const std::map<std::string, Emitter> table = {
-      {"abs", same<kOnnxAbs>},
-      {"add", commutative<kOnnxAdd>},
-      {"arange", arange},
-      {"argmax", arg_reduce<kOnnxArgMax>},
-      {"argmin", arg_reduce<kOnnxArgMin>},
-      {"broadcast_to", broadcast_to},
-      {"cast", cast},
-      {"causal_mask", causal_mask},
-      {"clip", clip},
-      {"concat", concat},
-      {"conv1d", conv<1>},
-      {"conv2d", conv<2>},
-      {"cos", same<kOnnxCos>},
-      {"div", same<kOnnxDiv>},
-      {"equal", commutative<kOnnxEqual>},
-      {"erf", same<kOnnxErf>},
-      {"exp", same<kOnnxExp>},
-      {"expand_dims", expand_dims},
-      {"floor", same<kOnnxFloor>},
-      {"floor_divide", floor_divide},
-      {"floor_mod", floor_mod},
-      {"full", full},
-      {"gelu", gelu},
-      {"greater", same<kOnnxGreater>},
-      {"greater_equal", same<kOnnxGreaterEqual>},
-      {"layer_norm", layer_norm},
-      {"leaky_relu", leaky_relu},
-      {"less", same<kOnnxLess>},
-      {"less_equal", same<kOnnxLessEqual>},
-      {"linear", linear},
-      {"log", same<kOnnxLog>},
-      {"log_softmax", softmax<kOnnxLogSoftmax>},
-      {"logical_and", commutative<kOnnxAnd>},
-      {"logical_not", same<kOnnxNot>},
-      {"logical_or", commutative<kOnnxOr>},
-      {"logical_xor", commutative<kOnnxXor>},
-      {"matmul", matmul},
-      {"max", reduce<kOnnxReduceMax>},
-      {"maximum", commutative<kOnnxMax>},
-      {"mean", reduce<kOnnxReduceMean>},
-      {"min", reduce<kOnnxReduceMin>},
-      {"minimum", commutative<kOnnxMin>},
-      {"mul", commutative<kOnnxMul>},
-      {"neg", same<kOnnxNeg>},
-      {"ones", filled<1>},
-      {"permute_dims", permute_dims},
-      {"pow", same<kOnnxPow>},
-      {"prod", reduce<kOnnxReduceProd>},
-      {"relu", same<kOnnxRelu>},
-      {"repeat", repeat},
-      {"reshape", reshape},
-      {"rms_norm", rms_norm},
-      {"round", same<kOnnxRound>},
-      {"rsqrt", rsqrt},
-      {"sigmoid", same<kOnnxSigmoid>},
-      {"silu", silu},
-      {"sin", same<kOnnxSin>},
-      {"sliding_window_mask", sliding_window_mask},
-      {"softmax", softmax<kOnnxSoftmax>},
-      {"split", split},
-      {"sqrt", same<kOnnxSqrt>},
-      {"squeeze", squeeze},
-      {"strided_slice", strided_slice},
-      {"sub", same<kOnnxSub>},
-      {"sum", reduce<kOnnxReduceSum>},
-      {"take", take},
-      {"tanh", same<kOnnxTanh>},
-      {"tril", triangle<0>},
-      {"triu", triangle<1>},
-      {"where", same<kOnnxWhere>},
-      {"zeros", filled<0>},
-  };
+const EmitterTable& emitters() {
+  static const EmitterTable table = [] {
+    EmitterTable t = {
+        {"abs", same<kOnnxAbs>},
+        {"add", commutative<kOnnxAdd>},
+        {"arange", arange},
+        {"atan2", atan2},
+        {"argmax", arg_reduce<kOnnxArgMax>},
+        {"argmin", arg_reduce<kOnnxArgMin>},
+        {"broadcast_to", broadcast_to},
+        {"cast", cast},
+        {"causal_mask", causal_mask},
+        {"clip", clip},
+        {"concat", concat},
+        {"conv1d", conv<1>},
+        {"conv2d", conv<2>},
+        {"cos", same<kOnnxCos>},
+        {"div", same<kOnnxDiv>},
+        {"equal", commutative<kOnnxEqual>},
+        {"erf", same<kOnnxErf>},
+        {"exp", same<kOnnxExp>},
+        {"expand_dims", expand_dims},
+        {"floor", same<kOnnxFloor>},
+        {"floor_divide", floor_divide},
+        {"floor_mod", floor_mod},
+        {"full", full},
+        {"gelu", gelu},
+        {"greater", same<kOnnxGreater>},
+        {"greater_equal", same<kOnnxGreaterEqual>},
+        {"leaky_relu", leaky_relu},
+        {"less", same<kOnnxLess>},
+        {"less_equal", same<kOnnxLessEqual>},
+        {"linear", linear},
+        {"log", same<kOnnxLog>},
+        {"log_softmax", softmax<kOnnxLogSoftmax>},
+        {"logical_and", commutative<kOnnxAnd>},
+        {"logical_not", same<kOnnxNot>},
+        {"logical_or", commutative<kOnnxOr>},
+        {"logical_xor", commutative<kOnnxXor>},
+        {"matmul", matmul},
+        {"max", reduce<kOnnxReduceMax>},
+        {"maximum", commutative<kOnnxMax>},
+        {"mean", reduce<kOnnxReduceMean>},
+        {"min", reduce<kOnnxReduceMin>},
+        {"minimum", commutative<kOnnxMin>},
+        {"mul", commutative<kOnnxMul>},
+        {"neg", same<kOnnxNeg>},
+        {"not_equal", not_equal},
+        {"ones", filled<1>},
+        {"permute_dims", permute_dims},
+        {"pow", same<kOnnxPow>},
+        {"prod", reduce<kOnnxReduceProd>},
+        {"relu", same<kOnnxRelu>},
+        {"repeat", repeat},
+        {"reshape", reshape},
+        {"round", same<kOnnxRound>},
+        {"rsqrt", rsqrt},
+        {"sigmoid", same<kOnnxSigmoid>},
+        {"silu", silu},
+        {"sin", same<kOnnxSin>},
+        {"sliding_window_mask", sliding_window_mask},
+        {"softmax", softmax<kOnnxSoftmax>},
+        {"split", split},
+        {"sqrt", same<kOnnxSqrt>},
+        {"squeeze", squeeze},
+        {"strided_slice", strided_slice},
+        {"sub", same<kOnnxSub>},
+        {"sum", reduce<kOnnxReduceSum>},
+        {"take", take},
+        {"tanh", same<kOnnxTanh>},
+        {"tril", triangle<0>},
+        {"triu", triangle<1>},
+        {"where", same<kOnnxWhere>},
+        {"zeros", filled<0>},
+    };
+    add_layer_emitters(t);
+    add_quant_emitters(t);
+    return t;
+  }();
   return table;
 }
 

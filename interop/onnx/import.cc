@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "compiler/ir/sym_parse.h"
+#include "compiler/ir/sym_simplify.h"
 #include "interop/onnx/import_context.h"
 
 namespace difftest::interop {
@@ -137,18 +138,27 @@ Value NodeImport::input(size_t i) const {
   const std::string& name = node_.input(static_cast<int>(i));
   if (!graph_.lookup(name)) {
     if (const auto* shape = graph_.shape_value(name)) {
-      // Shape arithmetic used as data: a constant when every element is one.
-      std::vector<int64_t> values;
-      for (const auto& e : shape->elements) {
-        if (!e.is_const()) {
-          unsupported("symbolic shape used as data",
-                      fmt::format("{}: input {} ('{}') holds symbolic dims", where(), i, name));
+      // Shape arithmetic used as data: a constant when every element is one, else each
+      // element an arange of length 1 from it, concatenated.
+      const bool symbolic =
+          std::any_of(shape->elements.begin(), shape->elements.end(), [](const sym::Expr& e) { return !e.is_const(); });
+      if (!symbolic) {
+        std::vector<int64_t> values;
+        for (const auto& e : shape->elements) values.push_back(e.value());
+        const std::vector<int64_t> dims =
+            shape->scalar ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(values.size())};
+        graph_.constant(name, Tensor::from_ints(shape->dtype, dims, values));
+      } else {
+        std::vector<Value> parts;
+        for (const auto& e : shape->elements) {
+          parts.push_back(
+              call("arange", {},
+                   {{"start", e}, {"end", sym::simplify(e + sym::Expr::constant(1))}, {"dtype", shape->dtype}}));
         }
-        values.push_back(e.value());
+        Value v = parts.size() == 1 ? parts[0] : call("concat", parts, {{"axis", int64_t{0}}});
+        if (shape->scalar) v = call("squeeze", {v}, {{"axes", std::vector<int64_t>{0}}});
+        graph_.bind(name, v);
       }
-      const std::vector<int64_t> dims =
-          shape->scalar ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(values.size())};
-      graph_.constant(name, Tensor::from_ints(DType::i64, dims, values));
     }
   }
   const std::optional<Value> v = graph_.lookup(name);
@@ -340,14 +350,34 @@ std::map<std::string, sym::Range> recorded_dim_ranges(const ::onnx::ModelProto& 
   return out;
 }
 
+namespace {
+
+std::set<std::string> extent_input_names(const ::onnx::ModelProto& model) {
+  std::set<std::string> names;
+  for (const auto& prop : model.metadata_props()) {
+    if (prop.key() != kExtentInputsKey) continue;
+    for (size_t at = 0; at < prop.value().size();) {
+      const size_t comma = std::min(prop.value().find(',', at), prop.value().size());
+      names.insert(prop.value().substr(at, comma - at));
+      at = comma + 1;
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
 std::vector<ImportedInput> imported_inputs(const ::onnx::ModelProto& model) {
+  const std::set<std::string> extents = extent_input_names(model);
   std::set<std::string> initializers;
   for (const auto& t : model.graph().initializer()) initializers.insert(t.name());
   GraphImport names({});  // names handed out in import_model's order: initializers, then inputs
   std::vector<ImportedInput> out;
   for (const auto& t : model.graph().initializer()) names.fresh_name(t.name());
   for (const auto& in : model.graph().input()) {
-    if (!initializers.count(in.name())) out.push_back({in.name(), names.fresh_name(in.name())});
+    if (!initializers.count(in.name()) && !extents.count(in.name())) {
+      out.push_back({in.name(), names.fresh_name(in.name())});
+    }
   }
   return out;
 }
@@ -387,6 +417,7 @@ Program import_model(const ::onnx::ModelProto& model, const ImportOptions& optio
       }
     }
   }
+  const std::set<std::string> extent_inputs = extent_input_names(model);
   GraphImport graph(ranges);
   for (const auto& t : g.initializer()) graph.constant(t.name(), tensor_from_proto(t, where));
   for (const auto& in : g.input()) {
@@ -415,12 +446,17 @@ Program import_model(const ::onnx::ModelProto& model, const ImportOptions& optio
         throw Unsupported("unknown dim", fmt::format("{}: input '{}' has a dim of unknown size", where, in.name()));
       }
     }
-    graph.param(in.name(), std::move(type));
+    if (extent_inputs.count(in.name())) {
+      graph.bind_extent(in.name(), std::move(type.shape));
+    } else {
+      graph.param(in.name(), std::move(type));
+    }
   }
   for (int i = 0; i < g.node_size(); ++i) {
     const ::onnx::NodeProto& node = g.node(i);
     const NodeImport n(graph, node, i, opset);
-    if (!node.domain().empty() && node.domain() != "ai.onnx") {
+    const bool contrib = node.domain() == kMicrosoftDomain;
+    if (!node.domain().empty() && node.domain() != "ai.onnx" && !contrib) {
       n.unsupported(fmt::format("op {}.{}", node.domain(), node.op_type()),
                     fmt::format("{}: {}: domain '{}' is not supported", where, n.where(), node.domain()));
     }
@@ -431,11 +467,11 @@ Program import_model(const ::onnx::ModelProto& model, const ImportOptions& optio
     } catch (const UserError& e) {
       throw UserError(e.kind(), fmt::format("{}: {}", where, e.message()));
     }
-    const auto& table = translators();
+    const auto& table = contrib ? microsoft_translators() : translators();
     const auto it = table.find(node.op_type());
     if (it == table.end()) {
-      n.unsupported(fmt::format("op {}", node.op_type()),
-                    fmt::format("{}: {}: the op {} is not supported", where, n.where(), node.op_type()));
+      const std::string op = contrib ? fmt::format("{}.{}", node.domain(), node.op_type()) : node.op_type();
+      n.unsupported(fmt::format("op {}", op), fmt::format("{}: {}: the op {} is not supported", where, n.where(), op));
     }
     std::vector<Value> outs;
     try {

@@ -15,6 +15,12 @@ namespace difftest::interop {
 // The model metadata key under which difftest's exporter records each dim variable's range
 // ("n=1..64,m=10..100"); the importer takes them unless --dim gives others.
 inline constexpr const char* kDimRangesKey = "difftest.dim_ranges";
+// Graph inputs that only carry a dim variable as their shape (u8[n], contents unused): the
+// exporter adds one for a dim variable no param has, so the graph can compute it; the importer
+// reads the dim from it and makes no param of it.
+inline constexpr const char* kExtentInputsKey = "difftest.extent_inputs";
+// ONNX Runtime's contrib ops (MatMulNBits) live in this domain, at version 1.
+inline constexpr const char* kMicrosoftDomain = "com.microsoft";
 std::map<std::string, sym::Range> recorded_dim_ranges(const ::onnx::ModelProto& model, const std::string& where);
 
 struct ImportOptions {

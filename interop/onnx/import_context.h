@@ -36,10 +36,19 @@ class GraphImport {
   struct ShapeValue {
     std::vector<sym::Expr> elements;
     bool scalar = false;
+    DType dtype = DType::i64;  // i32 after a Cast to it
   };
   void bind_shape(const std::string& onnx_name, ShapeValue v) { shape_values_[onnx_name] = std::move(v); }
   const ShapeValue* shape_value(const std::string& onnx_name) const;
   std::optional<Value> lookup(const std::string& onnx_name) const;
+  // An extent input (kExtentInputsKey): only its shape exists, for Shape to read.
+  void bind_extent(const std::string& onnx_name, std::vector<sym::Expr> shape) {
+    extents_[onnx_name] = std::move(shape);
+  }
+  const std::vector<sym::Expr>* extent(const std::string& onnx_name) const {
+    const auto it = extents_.find(onnx_name);
+    return it == extents_.end() ? nullptr : &it->second;
+  }
   const Tensor* constant_of(const Value& v) const;
 
   const sym::Ranges& ranges() const { return ranges_; }
@@ -52,6 +61,7 @@ class GraphImport {
   std::set<std::string> used_names_;
   std::map<const ValueNode*, Tensor> constants_;
   std::map<std::string, ShapeValue> shape_values_;
+  std::map<std::string, std::vector<sym::Expr>> extents_;
 };
 
 // One node being translated.
@@ -103,6 +113,9 @@ using Translator = std::vector<Value> (*)(const NodeImport& n);
 const std::map<std::string, Translator>& translators();
 // The shape, layout and constant ops' translators (import_layout_ops.cc).
 const std::map<std::string, Translator>& layout_translators();
+// The layer ops' translators (import_layer_ops.cc), and those of the com.microsoft domain.
+const std::map<std::string, Translator>& layer_translators();
+const std::map<std::string, Translator>& microsoft_translators();
 
 // What the translators share.
 namespace import_util {

@@ -65,6 +65,7 @@ std::vector<Value> split_op(const NodeImport& n) {
   std::vector<int64_t> sizes;
   if (n.opset() >= 13 && n.has_input(1)) {
     const std::vector<sym::Expr> given = n.dims_input(1);
+    if (given.size() == 1) return {x};  // one part: the whole
     // Equal symbolic parts (what the exporter writes for sections=k) split by count.
     bool equal = given.size() > 1;
     for (const auto& e : given) equal = equal && e == given.front();

@@ -95,14 +95,54 @@ std::vector<Value> leaky_relu(const NodeImport& n) {
   return {n.call("leaky_relu", {n.input(0)}, {{"alpha", n.attr_float("alpha", 0.01)}})};
 }
 
+// Integers: ONNX truncates toward zero, floor_divide floors; they differ by one where the
+// division is inexact and the operands' signs differ. (A zero divisor is undefined in ONNX.)
 std::vector<Value> div_op(const NodeImport& n) {
   n.only_attrs({});
-  if (!is_float(dtype_of(n.input(0)))) {
-    n.unsupported("integer Div", fmt::format("{}: ONNX truncates an integer division toward zero; difftest's div is "
-                                             "for floats and floor_divide floors",
-                                             n.where()));
+  const Value a = n.input(0), b = n.input(1);
+  if (is_float(dtype_of(a))) return {n.call("div", {a, b})};
+  const DType dt = dtype_of(a);
+  const Value floored = n.call("floor_divide", {a, b});
+  if (!is_signed_int(dt)) return {floored};
+  const Value zero = n.scalar(dt, 0);
+  const Value inexact = n.call("not_equal", {n.call("floor_mod", {a, b}), zero});
+  const Value signs_differ = n.call("logical_xor", {n.call("less", {a, zero}), n.call("less", {b, zero})});
+  const Value adjust = n.call("cast", {n.call("logical_and", {inexact, signs_differ})}, {{"dtype", dt}});
+  return {n.call("add", {floored, adjust})};
+}
+
+// atan(x) = atan2(x, 1), exactly.
+std::vector<Value> atan_op(const NodeImport& n) {
+  n.only_attrs({});
+  const Value x = n.input(0);
+  require_float(n, x);
+  return {n.call("atan2", {x, n.scalar(dtype_of(x), 1)})};
+}
+
+// Shifts by constant amounts below the bit width: RIGHT is floor division by 2^s (unsigned
+// operands only, as ONNX requires), LEFT a wrapping multiplication by 2^s.
+std::vector<Value> bit_shift(const NodeImport& n) {
+  n.only_attrs({"direction"});
+  const Value x = n.input(0);
+  const DType dt = dtype_of(x);
+  const std::optional<Tensor> shifts = n.constant_input(1);
+  if (!shifts)
+    n.unsupported("BitShift by a computed amount", fmt::format("{}: the shifts must be constants", n.where()));
+  std::vector<int64_t> powers(static_cast<size_t>(shifts->numel()));
+  for (int64_t i = 0; i < shifts->numel(); ++i) {
+    const int64_t s = shifts->get_int(i);
+    if (s < 0 || s >= dtype_bits(dt)) {
+      n.unsupported("BitShift by the bit width or more",
+                    fmt::format("{}: shift {} on {}", n.where(), s, dtype_name(dt)));
+    }
+    powers[static_cast<size_t>(i)] = int64_t{1} << s;
   }
-  return {n.call("div", {n.input(0), n.input(1)})};
+  const Value factor = n.constant(Tensor::from_ints(dt, shifts->shape(), powers));
+  const std::string direction = n.attr_string("direction", "");
+  if (direction == "RIGHT") return {n.call("floor_divide", {x, factor})};
+  if (direction == "LEFT") return {n.call("mul", {x, factor})};
+  n.unsupported("BitShift direction",
+                fmt::format("{}: direction must be LEFT or RIGHT, got '{}'", n.where(), direction));
 }
 
 std::vector<Value> pow_op(const NodeImport& n) {
@@ -369,8 +409,11 @@ std::vector<Value> conv_op(const NodeImport& n) {
 const std::map<std::string, Translator>& translators() {
   static const std::map<std::string, Translator> table = [] {
     std::map<std::string, Translator> all = layout_translators();
+    all.insert(layer_translators().begin(), layer_translators().end());
     all.insert({
         {"Abs", unary<kAbs>},
+        {"Atan", atan_op},
+        {"BitShift", bit_shift},
         {"Add", binary<kAdd>},
         {"And", binary<kAnd>},
         {"ArgMax", arg_reduce<kArgmax>},

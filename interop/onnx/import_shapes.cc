@@ -75,8 +75,10 @@ bool fold_shape_arithmetic(GraphImport& g, const NodeImport& n) {
     return true;
   };
   if (op == "Shape") {
+    if (n.has_attr("start") || n.has_attr("end")) return false;
+    if (const auto* extent = g.extent(n.node().input(0))) return bind({*extent, false});
     const std::optional<Value> x = g.lookup(n.node().input(0));
-    if (!x || n.has_attr("start") || n.has_attr("end")) return false;
+    if (!x) return false;
     return bind({x->type().shape, false});
   }
   static const std::vector<std::string> kElementwise = {"Add", "Sub", "Mul", "Div", "Mod", "Min", "Max"};
@@ -96,7 +98,7 @@ bool fold_shape_arithmetic(GraphImport& g, const NodeImport& n) {
         (b->elements.size() != len && b->elements.size() != 1)) {
       return false;
     }
-    ShapeValue out{{}, a->scalar && b->scalar};
+    ShapeValue out{{}, a->scalar && b->scalar, a->dtype};
     for (size_t i = 0; i < len; ++i) {
       out.elements.push_back(
           apply(op, a->elements[a->elements.size() == 1 ? 0 : i], b->elements[b->elements.size() == 1 ? 0 : i]));
@@ -108,7 +110,9 @@ bool fold_shape_arithmetic(GraphImport& g, const NodeImport& n) {
   if (op == "Size")
     return bind({{sym::Expr::constant(x->scalar ? 1 : static_cast<int64_t>(x->elements.size()))}, true});
   if (op == "ConstantOfShape") {
-    // [k] ones (or another integer) of a shape's arithmetic: a shape value of k copies.
+    // [k] ones (or another integer) of a shape's arithmetic: a shape value of k copies. A
+    // symbolic shape is a tensor (the ConstantOfShape translator's full).
+    if (x->elements.size() != 1 || !x->elements[0].is_const()) return false;
     const std::vector<int64_t> count = constant_ints(n, x, "ConstantOfShape's shape");
     const ::onnx::TensorProto* fill = n.attr_tensor("value");
     if (count.size() != 1 || count[0] < 0 || count[0] > 64 || !fill) return false;
@@ -121,7 +125,9 @@ bool fold_shape_arithmetic(GraphImport& g, const NodeImport& n) {
         n.attr_int("to", 0) != ::onnx::TensorProto::INT32) {
       return false;
     }
-    return bind(*x);
+    ShapeValue out = *x;
+    if (op == "Cast") out.dtype = n.attr_int("to", 0) == ::onnx::TensorProto::INT32 ? DType::i32 : DType::i64;
+    return bind(out);
   }
   if (op == "Concat") {
     ShapeValue out;
@@ -134,11 +140,11 @@ bool fold_shape_arithmetic(GraphImport& g, const NodeImport& n) {
   }
   if (op == "Unsqueeze") {
     if (!x->scalar) return false;
-    return bind({x->elements, false});
+    return bind({x->elements, false, x->dtype});
   }
   if (op == "Squeeze") {
     if (x->scalar || x->elements.size() != 1) return false;
-    return bind({x->elements, true});
+    return bind({x->elements, true, x->dtype});
   }
   const auto len = static_cast<int64_t>(x->elements.size());
   if (op == "Gather") {

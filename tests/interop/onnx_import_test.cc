@@ -75,6 +75,46 @@ TEST(OnnxImport, AMatMulSoftmaxModelBecomesTheProgramItComputes) {
   EXPECT_NEAR(y.get(1), 0.8807970779778823, 1e-6);
 }
 
+// ORT's MatMulNBits read as its definition. One block of 16 codes 0..15 (byte j holds codes 2j
+// and 2j + 1, low nibble first), scale 0.5, a row of ones as A: y = 0.5 * sum(i - zp) over
+// i = 0..15, which is 0.5 * (120 - 16 * 8) = -4 with the default zero point 8 and
+// 0.5 * (120 - 16 * 7) = 4 with an explicit zero point 7 (packed in a byte's low nibble).
+TEST(OnnxImport, MatMulNBitsDecodesItsNibblesZeroPointsAndScales) {
+  for (const bool explicit_zero_point : {false, true}) {
+    ::onnx::ModelProto m = model_of(17);
+    auto* contrib = m.add_opset_import();
+    contrib->set_domain(kMicrosoftDomain);
+    contrib->set_version(1);
+    auto& g = *m.mutable_graph();
+    add_input(g, "a", ::onnx::TensorProto::FLOAT, {"1", "16"});
+    std::vector<int64_t> bytes;
+    for (int64_t j = 0; j < 8; ++j) bytes.push_back(2 * j + 16 * (2 * j + 1));
+    *g.add_initializer() = tensor_to_proto(Tensor::from_ints(DType::u8, {1, 1, 8}, bytes), "b");
+    *g.add_initializer() = tensor_to_proto(Tensor::from_doubles(DType::f32, {1}, {0.5}), "scales");
+    std::vector<std::string> inputs = {"a", "b", "scales"};
+    if (explicit_zero_point) {
+      *g.add_initializer() = tensor_to_proto(Tensor::from_ints(DType::u8, {1}, {7}), "zp");
+      inputs.push_back("zp");
+    }
+    auto* node = add_node(g, "MatMulNBits", inputs, {"y"});
+    node->set_domain(kMicrosoftDomain);
+    for (const auto& [name, value] :
+         std::vector<std::pair<std::string, int64_t>>{{"K", 16}, {"N", 1}, {"bits", 4}, {"block_size", 16}}) {
+      auto* attr = node->add_attribute();
+      attr->set_name(name);
+      attr->set_type(::onnx::AttributeProto::INT);
+      attr->set_i(value);
+    }
+    g.add_output()->set_name("y");
+    const Program p = import_model(m, {}, "nbits.onnx");
+    EXPECT_EQ(p.outputs()[0].type().str(), "f32[1, 1]");
+    const std::map<std::string, Tensor> in = {
+        {"a", Tensor::from_doubles(DType::f32, {1, 16}, std::vector<double>(16, 1))}};
+    const Tensor y = reference::evaluate(p, {}, in, reference::Mode::F64).outputs[0];
+    EXPECT_EQ(y.get(0), explicit_zero_point ? 4.0 : -4.0);
+  }
+}
+
 // What the importer cannot take is named: the node, its op type, the opset, the attribute.
 TEST(OnnxImport, UnsupportedOpsAttributesAndDimsAreNamed) {
   ::onnx::ModelProto m = model_of(13);

@@ -5,6 +5,7 @@
 // decompositions (gelu in parts, constants in the program's dtype) round differently.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -25,8 +26,8 @@ namespace fs = std::filesystem;
 // Empty when the round trip of `p`, run in its declared dtypes, is within the bounds of `p`'s
 // reference under the lower-bound binding (as a compiled result would have to be); else what
 // differs.
-std::string round_trip_difference(const Program& p, uint64_t form_seed) {
-  const ::onnx::ModelProto model = export_program(p, {form_seed});
+std::string round_trip_difference(const Program& p, const ExportOptions& export_options) {
+  const ::onnx::ModelProto model = export_program(p, export_options);
   std::string bytes;
   model.SerializeToString(&bytes);
   ::onnx::ModelProto read;
@@ -56,21 +57,75 @@ std::string round_trip_difference(const Program& p, uint64_t form_seed) {
   return "";
 }
 
-TEST(OnnxRoundTrip, CorpusProgramsThatExportComeBackTheSame) {
-  int exported = 0, unsupported = 0;
+// Every corpus program, with its q4 weights in both forms (MatMulNBits where it applies, and
+// unpacked then MatMul).
+TEST(OnnxRoundTrip, EveryCorpusProgramComesBackTheSame) {
+  int programs = 0;
   for (const auto& entry : fs::recursive_directory_iterator(fs::path(DIFFTEST_SOURCE_DIR) / "corpus")) {
     if (entry.path().extension() != ".ir") continue;
     const Program p = parse_program_file(entry.path().string());
-    try {
-      EXPECT_EQ(round_trip_difference(p, 0), "") << entry.path();
-      ++exported;
-    } catch (const Unsupported& e) {
-      EXPECT_NE(e.message().find("binding"), std::string::npos) << e.message();
-      ++unsupported;
+    for (const auto form : {ExportOptions::Q4Form::MatMulNBits, ExportOptions::Q4Form::Dequantize}) {
+      ExportOptions options;
+      options.q4_form = form;
+      EXPECT_EQ(round_trip_difference(p, options), "") << entry.path();
     }
+    ++programs;
   }
-  std::printf("corpus: %d programs round-tripped, %d have an op without an ONNX form yet\n", exported, unsupported);
-  EXPECT_GE(exported, 5);
+  std::printf("corpus: %d programs round-tripped in both q4 forms\n", programs);
+  EXPECT_GE(programs, 39);
+}
+
+size_t count_nodes(const ::onnx::ModelProto& m, const std::string& op_type) {
+  return static_cast<size_t>(std::count_if(m.graph().node().begin(), m.graph().node().end(),
+                                           [&](const auto& n) { return n.op_type() == op_type; }));
+}
+
+// q4f16_1 weights feeding a matmul become one MatMulNBits (com.microsoft, opset 1) with an
+// explicit zero point 7 in both nibbles of each byte (0x77 = 119): 256 rows x 16 blocks of 32,
+// so 8 zero-point bytes per row. The unpacked form has no contrib op.
+TEST(OnnxRoundTrip, Q4f16_1WeightsOfAMatmulBecomeMatMulNBitsWithZeroPointSeven) {
+  const Program p = parse_program_file(std::string(DIFFTEST_SOURCE_DIR) + "/corpus/q4f16_1_gemv.ir");
+  const ::onnx::ModelProto m = export_program(p);
+  ASSERT_EQ(count_nodes(m, "MatMulNBits"), 1u);
+  EXPECT_EQ(count_nodes(m, "MatMul"), 0u);
+  const auto& node = *std::find_if(m.graph().node().begin(), m.graph().node().end(),
+                                   [](const auto& n) { return n.op_type() == "MatMulNBits"; });
+  EXPECT_EQ(node.domain(), "com.microsoft");
+  ASSERT_EQ(node.input_size(), 4);
+  const auto& zp = *std::find_if(m.graph().initializer().begin(), m.graph().initializer().end(),
+                                 [&](const auto& t) { return t.name() == node.input(3); });
+  const Tensor zero_points = tensor_from_proto(zp, "zp");
+  ASSERT_EQ(zero_points.numel(), 256 * 8);
+  EXPECT_EQ(zero_points.get_int(0), 119);
+  EXPECT_EQ(zero_points.get_int(256 * 8 - 1), 119);
+  bool contrib_opset = false;
+  for (const auto& o : m.opset_import())
+    contrib_opset = contrib_opset || (o.domain() == "com.microsoft" && o.version() == 1);
+  EXPECT_TRUE(contrib_opset);
+  ExportOptions unpacked;
+  unpacked.q4_form = ExportOptions::Q4Form::Dequantize;
+  const ::onnx::ModelProto u = export_program(p, unpacked);
+  EXPECT_EQ(count_nodes(u, "MatMulNBits"), 0u);
+  EXPECT_EQ(count_nodes(u, "MatMul"), 1u);
+  EXPECT_EQ(count_nodes(u, "BitShift"), 1u);
+}
+
+// A dim variable no param has (arange(end=n)) travels as an extent input u8[n] named in the
+// metadata; the import reads n from it and makes no param of it.
+TEST(OnnxRoundTrip, ADimVariableWithoutAnInputTravelsAsAnExtentInput) {
+  const Program p = parse_program_file(std::string(DIFFTEST_SOURCE_DIR) + "/corpus/symbolic_arange_full.ir");
+  const ::onnx::ModelProto m = export_program(p);
+  ASSERT_EQ(m.graph().input_size(), 1);
+  EXPECT_EQ(m.graph().input(0).name(), "n_extent");
+  EXPECT_EQ(m.graph().input(0).type().tensor_type().shape().dim(0).dim_param(), "n");
+  bool listed = false;
+  for (const auto& prop : m.metadata_props())
+    listed = listed || (prop.key() == kExtentInputsKey && prop.value() == "n_extent");
+  EXPECT_TRUE(listed);
+  const Program q = import_model(m, {}, "extent.onnx");
+  EXPECT_TRUE(q.params().empty());
+  ASSERT_EQ(q.dims().size(), 1u);
+  EXPECT_EQ(q.dims()[0].name, "n");
 }
 
 TEST(OnnxRoundTrip, GeneratedProgramsThatExportComeBackTheSame) {
@@ -78,14 +133,14 @@ TEST(OnnxRoundTrip, GeneratedProgramsThatExportComeBackTheSame) {
   for (uint64_t seed = 0; seed < 300; ++seed) {
     const Program p = generate_program(seed);
     try {
-      EXPECT_EQ(round_trip_difference(p, seed), "") << "seed " << seed << "\n" << print(p);
+      EXPECT_EQ(round_trip_difference(p, {seed}), "") << "seed " << seed << "\n" << print(p);
       ++exported;
     } catch (const Unsupported&) {
       ++unsupported;
     }
   }
   std::printf("seeds 0..299: %d round-tripped, %d have an op without an ONNX form yet\n", exported, unsupported);
-  EXPECT_GE(exported, 20);
+  EXPECT_GE(exported, 270);
 }
 
 }  // namespace
