@@ -6,6 +6,7 @@
 #include "compiler/ir/sym_simplify.h"
 #include "compiler/ops/infer_util.h"
 #include "compiler/ops/op.h"
+#include "compiler/ops/special_values.h"
 
 namespace difftest {
 
@@ -232,7 +233,7 @@ std::string ops_markdown() {
     }
     out += fmt::format("\nPattern: {}.\n", op_pattern_name(op->pattern));
   }
-  return out;
+  return out + special_values_markdown();
 }
 
 }  // namespace difftest

@@ -69,9 +69,9 @@ void arg_reduction(OpRegistry& r, const std::string& name, const std::string& wh
   d.family = "reduction";
   d.summary = fmt::format("index of the {} along an axis", which);
   d.semantics = fmt::format(
-      "y = the index (0-based, i64) of the {} element along `axis`; ties go to the smallest index. "
-      "Operand: a float or integer dtype.",
-      which);
+      "y = the index (0-based, i64) of the {} element along `axis`; ties go to the smallest index, and a NaN "
+      "counts as the {} (the first NaN's index, as NumPy). Operand: a float or integer dtype.",
+      which, which);
   d.inputs = {"x"};
   d.attrs = {attr_int("axis", -1, "axis to search"), attr_bool("keepdims", false, "keep the axis as size 1")};
   d.pattern = OpPattern::CommReduce;
@@ -95,8 +95,10 @@ void register_reduction_ops(OpRegistry& r) {
             "y = (sum of x over the axes) / (number of reduced elements), accumulated in `acc`.");
   reduction(r, "prod", Operand::Numeric, true, "product over axes",
             "y = product of x over the axes, accumulated in `acc` for floats; integers wrap.");
-  reduction(r, "max", Operand::Numeric, false, "maximum over axes", "y = max of x over the axes (exact).");
-  reduction(r, "min", Operand::Numeric, false, "minimum over axes", "y = min of x over the axes (exact).");
+  reduction(r, "max", Operand::Numeric, false, "maximum over axes",
+            "y = max of x over the axes (exact); a NaN in the slice gives NaN (as maximum, NumPy and ONNX).");
+  reduction(r, "min", Operand::Numeric, false, "minimum over axes",
+            "y = min of x over the axes (exact); a NaN in the slice gives NaN (as minimum, NumPy and ONNX).");
   arg_reduction(r, "argmax", "largest");
   arg_reduction(r, "argmin", "smallest");
 }

@@ -53,6 +53,7 @@ std::vector<Tensor> reduce(const KernelContext& c) {
   if (is_float(c.declared())) {
     const Rounder rd = c.rounder((K == Kind::Max || K == Kind::Min) ? c.declared() : c.acc(c.declared()));
     const std::vector<double> v = x.to_doubles();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
     const double init = K == Kind::Prod ? 1 : K == Kind::Max ? -std::numeric_limits<double>::infinity()
                         : K == Kind::Min                     ? std::numeric_limits<double>::infinity()
                                                              : 0;
@@ -63,8 +64,13 @@ std::vector<Tensor> reduce(const KernelContext& c) {
         case Kind::Sum:
         case Kind::Mean: a = rd(a + v[i]); break;
         case Kind::Prod: a = rd(a * v[i]); break;
-        case Kind::Max: a = std::max(a, v[i]); break;
-        case Kind::Min: a = std::min(a, v[i]); break;
+        // NaN propagates, as in maximum/minimum, NumPy and ONNX.
+        case Kind::Max:
+          a = std::isnan(a) || std::isnan(v[i]) ? nan : std::max(a, v[i]);
+          break;
+        case Kind::Min:
+          a = std::isnan(a) || std::isnan(v[i]) ? nan : std::min(a, v[i]);
+          break;
       }
     }
     if (K == Kind::Mean) {
@@ -114,8 +120,10 @@ std::vector<Tensor> arg_reduce(const KernelContext& c) {
       for (int64_t k = 1; k < s.extent; ++k) {
         const size_t cand = static_cast<size_t>((o * s.extent + k) * s.inner + in);
         const size_t cur = static_cast<size_t>((o * s.extent + best) * s.inner + in);
-        const bool better = vi.empty() ? (Largest ? v[cand] > v[cur] : v[cand] < v[cur])
-                                       : (Largest ? vi[cand] > vi[cur] : vi[cand] < vi[cur]);
+        // A NaN is the extreme (the first one wins, as NumPy's argmax/argmin).
+        const bool better =
+            vi.empty() ? !std::isnan(v[cur]) && (std::isnan(v[cand]) || (Largest ? v[cand] > v[cur] : v[cand] < v[cur]))
+                       : (Largest ? vi[cand] > vi[cur] : vi[cand] < vi[cur]);
         if (better) best = k;
       }
       out[static_cast<size_t>(o * s.inner + in)] = best;

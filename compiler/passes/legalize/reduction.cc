@@ -136,7 +136,8 @@ Fold min_fold(const LowerContext& c) {
 }
 
 // argmax/argmin along one axis: the accumulator is the best index so far, and a candidate
-// replaces it only when strictly better, so ties keep the smallest index.
+// replaces it only when strictly better, so ties keep the smallest index. A NaN is better than
+// any number and nothing is better than a NaN: the first NaN's index, as NumPy.
 Lowering arg_lowering(bool largest) {
   return [largest](LowerContext& c) {
     const auto& shape = c.in_shape(0);
@@ -148,7 +149,9 @@ Lowering arg_lowering(bool largest) {
       return reduce_into(
           c, DType::i64, 0, red[0],
           [&](const Expr& best, const Expr& i) {
-            const Expr better = largest ? at(i) > at(best) : at(i) < at(best);
+            const Expr x = at(i), current = at(best);
+            Expr better = largest ? x > current : x < current;
+            if (is_float(c.in_dtype(0))) better = current == current && (better || x != x);
             return loop::select(better, i, best);
           },
           [&](const Expr& best) { return Stmt::store(c.out[0], flat_index(k, kept), best); });
