@@ -108,6 +108,7 @@ struct ExportRequest {
   std::string file, onnx_out;
   uint64_t form_seed = 0;
   bool unpacked_q4 = false;  // q4 weights unpacked then MatMul, never ORT's MatMulNBits
+  bool bf16_edges = false;   // bf16 inputs and outputs as f32 at the graph's edges
 };
 int export_command(const ExportRequest& r, const Print& out);
 

@@ -52,6 +52,7 @@ int export_command(const ExportRequest& r, const Print& out) {
   interop::ExportOptions options;
   options.form_seed = r.form_seed;
   if (r.unpacked_q4) options.q4_form = interop::ExportOptions::Q4Form::Dequantize;
+  options.bf16_edges_as_f32 = r.bf16_edges;
   const ::onnx::ModelProto model = interop::export_program(p, options);
   std::string bytes;
   if (!model.SerializeToString(&bytes)) throw InternalError("the exported model does not serialize");

@@ -12,6 +12,7 @@
 
 #include "compiler/ir/ir.h"
 #include "compiler/ir/sym_prove.h"
+#include "compiler/ops/op_table.h"
 #include "fuzz/generator.h"
 #include "fuzz/magnitude.h"
 #include "fuzz/rng.h"
@@ -101,6 +102,7 @@ class Builder {
 
 // The recipes: one per op, building operands and attributes that suit the op.
 using Recipe = bool (*)(Builder&, const std::string& op);
-const std::map<std::string, Recipe>& recipes();
+using RecipeTable = OpTable<Recipe>;
+const RecipeTable& recipes();  // registered per family (compiler/ops/op_table.h)
 
 }  // namespace difftest::fuzz

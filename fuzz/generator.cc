@@ -14,7 +14,7 @@ namespace difftest {
 const std::map<std::string, uint32_t>& default_op_weights() {
   static const std::map<std::string, uint32_t> weights = [] {
     std::map<std::string, uint32_t> w;
-    for (const auto& [name, recipe] : fuzz::recipes()) w[name] = 10;
+    for (const auto& name : fuzz::recipes().ops()) w[name] = 10;
     // The ops LLM and TTS deployments lean on most get picked twice as often.
     for (const char* n : {"matmul", "linear", "attention", "rope", "rms_norm", "softmax", "dequantize",
                           "sliding_window_mask", "conv1d"}) {
@@ -80,7 +80,7 @@ Program generate_program(ChoiceSource& choices, const GeneratorOptions& options)
   int made = 0;
   for (int attempt = 0; !names.empty() && made < target && attempt < target * 8; ++attempt) {
     const std::string& name = names[choices.weighted(weights)];
-    if (fuzz::recipes().at(name)(b, name)) ++made;
+    if ((*fuzz::recipes().find(name))(b, name)) ++made;
   }
   // Drawn last, so that the program before them is the one the seed made without them.
   if (choices.chance(options.twin_percent, 100)) b.twin();

@@ -1,10 +1,13 @@
 #include "fuzz/magnitude.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 
 #include "compiler/ops/op.h"
+#include "compiler/ops/op_table.h"
 
 namespace difftest::fuzz {
 
@@ -36,82 +39,160 @@ double safe_limit(DType dt) {
   }
 }
 
-Magnitude result_magnitude(const OpDef& op, const Attrs& a, const std::vector<Magnitude>& in, double terms,
-                           DType result_dtype) {
-  const std::string& n = op.name;
-  const double x = in.empty() ? 0 : in[0].abs;
-  if (is_bool(result_dtype)) return Magnitude{1, 0, true};
-  if (n == "exp") return Magnitude{x > 700 ? kInf : std::exp(x), 0, true};
-  if (n == "log") {
-    if (!in[0].nonneg || in[0].min_abs <= 0) return bounded(kInf);
-    return bounded(std::max(std::abs(std::log(in[0].min_abs)), std::log(std::max(x, 1.0))));
-  }
-  if (n == "sqrt") return Magnitude{std::sqrt(x), in[0].nonneg ? std::sqrt(in[0].min_abs) : 0, true};
-  if (n == "rsqrt") {
-    if (!in[0].nonneg || in[0].min_abs <= 0) return bounded(kInf);
-    return Magnitude{1 / std::sqrt(in[0].min_abs), 0, true};
-  }
-  if (n == "tanh" || n == "erf" || n == "sin" || n == "cos") return bounded(1);
-  if (n == "sigmoid") return Magnitude{1, 0, true};
-  if (n == "atan2") return bounded(4);
-  if (n == "silu" || n == "gelu" || n == "floor" || n == "round" || n == "leaky_relu" || n == "neg") return bounded(x + 1);
-  if (n == "abs") return Magnitude{x, in[0].min_abs, true};
-  if (n == "relu") return Magnitude{x, 0, true};
-  if (n == "clip") {
-    const double lo = a.get_float("min"), hi = a.get_float("max");
+namespace {
+
+// What a magnitude rule sees: the call's attributes, its operands' bounds, `terms` (see
+// result_magnitude) and the result's dtype; x is the first operand's bound (0 without one).
+struct MagnitudeCase {
+  const Attrs& a;
+  const std::vector<Magnitude>& in;
+  double terms;
+  DType result;
+  double x;
+};
+using MagnitudeRule = Magnitude (*)(const MagnitudeCase&);
+using MagnitudeTable = OpTable<MagnitudeRule>;
+
+Magnitude copied(const MagnitudeCase& c) { return bounded(max_abs(c.in)); }  // values moved, or bool
+Magnitude unit(const MagnitudeCase&) { return bounded(1); }
+Magnitude plus_one(const MagnitudeCase& c) { return bounded(c.x + 1); }
+Magnitude first_operand(const MagnitudeCase& c) { return c.in[0]; }
+Magnitude probability(const MagnitudeCase&) { return Magnitude{1, 0, true}; }
+Magnitude dot_product(const MagnitudeCase& c) {
+  return bounded(c.terms * c.in[0].abs * c.in[1].abs + (c.in.size() > 2 ? c.in[2].abs : 0));
+}
+
+void add_all(MagnitudeTable& t, std::initializer_list<const char*> ops, MagnitudeRule rule) {
+  for (const char* op : ops) t.add(op, rule);
+}
+
+void register_elementwise_magnitudes(MagnitudeTable& t) {
+  t.add("exp", [](const MagnitudeCase& c) { return Magnitude{c.x > 700 ? kInf : std::exp(c.x), 0, true}; });
+  t.add("log", [](const MagnitudeCase& c) {
+    if (!c.in[0].nonneg || c.in[0].min_abs <= 0) return bounded(kInf);
+    return bounded(std::max(std::abs(std::log(c.in[0].min_abs)), std::log(std::max(c.x, 1.0))));
+  });
+  t.add("sqrt", [](const MagnitudeCase& c) {
+    return Magnitude{std::sqrt(c.x), c.in[0].nonneg ? std::sqrt(c.in[0].min_abs) : 0, true};
+  });
+  t.add("rsqrt", [](const MagnitudeCase& c) {
+    if (!c.in[0].nonneg || c.in[0].min_abs <= 0) return bounded(kInf);
+    return Magnitude{1 / std::sqrt(c.in[0].min_abs), 0, true};
+  });
+  add_all(t, {"tanh", "erf", "sin", "cos"}, unit);
+  t.add("sigmoid", probability);
+  t.add("atan2", [](const MagnitudeCase&) { return bounded(4); });
+  add_all(t, {"silu", "gelu", "floor", "round", "leaky_relu", "neg"}, plus_one);
+  t.add("abs", [](const MagnitudeCase& c) { return Magnitude{c.x, c.in[0].min_abs, true}; });
+  t.add("relu", [](const MagnitudeCase& c) { return Magnitude{c.x, 0, true}; });
+  t.add("clip", [](const MagnitudeCase& c) {
+    const double lo = c.a.get_float("min"), hi = c.a.get_float("max");
     Magnitude m = bounded(std::max(std::abs(lo), std::abs(hi)));
     m.nonneg = lo >= 0;
     m.min_abs = lo > 0 ? lo : 0;
     return m;
-  }
-  if (n == "add") {
-    Magnitude m = bounded(in[0].abs + in[1].abs);
-    if (in[0].nonneg && in[1].nonneg) m = Magnitude{m.abs, in[0].min_abs + in[1].min_abs, true};
+  });
+  t.add("add", [](const MagnitudeCase& c) {
+    Magnitude m = bounded(c.in[0].abs + c.in[1].abs);
+    if (c.in[0].nonneg && c.in[1].nonneg) m = Magnitude{m.abs, c.in[0].min_abs + c.in[1].min_abs, true};
     return m;
-  }
-  if (n == "sub") return bounded(in[0].abs + in[1].abs);
-  if (n == "mul") {
-    return Magnitude{in[0].abs * in[1].abs, in[0].min_abs * in[1].min_abs, in[0].nonneg && in[1].nonneg};
-  }
-  if (n == "div") return bounded(in[1].min_abs > 0 ? in[0].abs / in[1].min_abs : kInf);
-  if (n == "floor_divide") {
-    if (is_float(result_dtype)) return bounded(in[1].min_abs > 0 ? in[0].abs / in[1].min_abs + 1 : kInf);
-    return bounded(in[0].abs + 1);
-  }
-  if (n == "floor_mod") return bounded(in[1].abs);
-  if (n == "pow") {
-    if (!in[0].nonneg || in[0].min_abs <= 0) return bounded(kInf);
-    return Magnitude{pow_bound(std::max(in[0].abs, 1 / in[0].min_abs), in[1].abs), 0, true};
-  }
-  if (n == "maximum" || n == "minimum" || n == "where") return bounded(max_abs(in));
-  if (n == "cast") {
-    if (!is_float(result_dtype)) return bounded(std::min(x, static_cast<double>(int_max(result_dtype))));
-    return in[0];
-  }
-  if (n == "sum") return bounded(terms * x);
-  if (n == "mean" || n == "max" || n == "min") return in[0];
-  if (n == "prod") return bounded(pow_bound(x, terms));
-  if (n == "argmax" || n == "argmin") return Magnitude{terms, 0, true};
-  if (n == "matmul") return bounded(terms * in[0].abs * in[1].abs);
-  if (n == "linear") return bounded(terms * in[0].abs * in[1].abs + (in.size() > 2 ? in[2].abs : 0));
-  if (n == "softmax") return Magnitude{1, 0, true};
-  if (n == "log_softmax") return bounded(2 * x + std::log(terms) + 1);
-  if (n == "rms_norm") return bounded(std::sqrt(terms) * (in[1].abs + a.get_float("weight_offset")));
-  if (n == "layer_norm" || n == "group_norm" || n == "instance_norm") {
-    return bounded(std::sqrt(terms) * in[1].abs + in[2].abs);
-  }
-  if (n == "attention") return bounded(in[2].abs);
-  if (n == "rope") return bounded(2 * x);
-  if (n == "arange") return bounded(terms + 2);
-  if (n == "full") return bounded(std::abs(a.get_float("value")));
-  if (n == "zeros" || n == "ones") return Magnitude{1, 0, true};
-  if (n == "quantize") return bounded(is_float(result_dtype) ? std::max(x, 1.0) : kInf);
-  if (n == "dequantize") return bounded(16 * in[1].abs);
-  if (n == "conv1d" || n == "conv2d" || n == "conv_transpose1d") {
-    return bounded(terms * in[0].abs * in[1].abs + (in.size() > 2 ? in[2].abs : 0));
-  }
-  // Data movement (reshape, concat, take, slice_scatter, upsample, ...): values are copied.
-  return bounded(max_abs(in));
+  });
+  t.add("sub", [](const MagnitudeCase& c) { return bounded(c.in[0].abs + c.in[1].abs); });
+  t.add("mul", [](const MagnitudeCase& c) {
+    return Magnitude{c.in[0].abs * c.in[1].abs, c.in[0].min_abs * c.in[1].min_abs, c.in[0].nonneg && c.in[1].nonneg};
+  });
+  t.add("div",
+        [](const MagnitudeCase& c) { return bounded(c.in[1].min_abs > 0 ? c.in[0].abs / c.in[1].min_abs : kInf); });
+  t.add("floor_divide", [](const MagnitudeCase& c) {
+    if (is_float(c.result)) return bounded(c.in[1].min_abs > 0 ? c.in[0].abs / c.in[1].min_abs + 1 : kInf);
+    return bounded(c.in[0].abs + 1);
+  });
+  t.add("floor_mod", [](const MagnitudeCase& c) { return bounded(c.in[1].abs); });
+  t.add("pow", [](const MagnitudeCase& c) {
+    if (!c.in[0].nonneg || c.in[0].min_abs <= 0) return bounded(kInf);
+    return Magnitude{pow_bound(std::max(c.in[0].abs, 1 / c.in[0].min_abs), c.in[1].abs), 0, true};
+  });
+  add_all(t, {"maximum", "minimum", "where"}, copied);
+  t.add("cast", [](const MagnitudeCase& c) {
+    if (!is_float(c.result)) return bounded(std::min(c.x, static_cast<double>(int_max(c.result))));
+    return c.in[0];
+  });
+  add_all(t,
+          {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
+           "logical_xor", "logical_not"},
+          copied);
+}
+
+void register_reduction_magnitudes(MagnitudeTable& t) {
+  t.add("sum", [](const MagnitudeCase& c) { return bounded(c.terms * c.x); });
+  add_all(t, {"mean", "max", "min"}, first_operand);
+  t.add("prod", [](const MagnitudeCase& c) { return bounded(pow_bound(c.x, c.terms)); });
+  add_all(t, {"argmax", "argmin"}, [](const MagnitudeCase& c) { return Magnitude{c.terms, 0, true}; });
+}
+
+void register_linalg_magnitudes(MagnitudeTable& t) {
+  t.add("matmul", [](const MagnitudeCase& c) { return bounded(c.terms * c.in[0].abs * c.in[1].abs); });
+  t.add("linear", dot_product);
+}
+
+void register_normalization_magnitudes(MagnitudeTable& t) {
+  t.add("softmax", probability);
+  t.add("log_softmax", [](const MagnitudeCase& c) { return bounded(2 * c.x + std::log(c.terms) + 1); });
+  t.add("rms_norm", [](const MagnitudeCase& c) {
+    return bounded(std::sqrt(c.terms) * (c.in[1].abs + c.a.get_float("weight_offset")));
+  });
+  add_all(t, {"layer_norm", "group_norm", "instance_norm"},
+          [](const MagnitudeCase& c) { return bounded(std::sqrt(c.terms) * c.in[1].abs + c.in[2].abs); });
+}
+
+void register_shape_magnitudes(MagnitudeTable& t) {
+  add_all(t,
+          {"reshape", "permute_dims", "broadcast_to", "concat", "split", "strided_slice", "squeeze", "expand_dims",
+           "take", "slice_scatter", "repeat", "tril", "triu"},
+          copied);
+}
+
+void register_creation_magnitudes(MagnitudeTable& t) {
+  t.add("arange", [](const MagnitudeCase& c) { return bounded(c.terms + 2); });
+  t.add("full", [](const MagnitudeCase& c) { return bounded(std::abs(c.a.get_float("value"))); });
+  add_all(t, {"zeros", "ones"}, probability);
+}
+
+void register_attention_magnitudes(MagnitudeTable& t) {
+  t.add("attention", [](const MagnitudeCase& c) { return bounded(c.in[2].abs); });
+  t.add("rope", [](const MagnitudeCase& c) { return bounded(2 * c.x); });
+  add_all(t, {"causal_mask", "sliding_window_mask"}, copied);
+}
+
+void register_quantization_magnitudes(MagnitudeTable& t) {
+  t.add("quantize", [](const MagnitudeCase& c) { return bounded(is_float(c.result) ? std::max(c.x, 1.0) : kInf); });
+  t.add("dequantize", [](const MagnitudeCase& c) { return bounded(16 * c.in[1].abs); });
+}
+
+void register_conv_magnitudes(MagnitudeTable& t) {
+  add_all(t, {"conv1d", "conv2d", "conv_transpose1d"}, dot_product);
+  t.add("upsample_nearest1d", copied);
+}
+
+const MagnitudeTable& magnitudes() {
+  static const MagnitudeTable table = [] {
+    MagnitudeTable table("generator magnitude");
+    DIFFTEST_REGISTER_ALL_FAMILIES(magnitudes)
+    return table;
+  }();
+  return table;
+}
+
+}  // namespace
+
+bool has_magnitude_rule(const std::string& op) { return magnitudes().find(op) != nullptr; }
+
+Magnitude result_magnitude(const OpDef& op, const Attrs& a, const std::vector<Magnitude>& in, double terms,
+                           DType result_dtype) {
+  if (is_bool(result_dtype)) return Magnitude{1, 0, true};
+  const MagnitudeRule* rule = magnitudes().find(op.name);
+  DT_CHECK(rule != nullptr, fmt::format("no magnitude rule for op '{}'", op.name));
+  return (*rule)(MagnitudeCase{a, in, terms, result_dtype, in.empty() ? 0 : in[0].abs});
 }
 
 }  // namespace difftest::fuzz

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "compiler/ir/ir.h"
@@ -28,7 +29,9 @@ double safe_limit(DType dt);
 // Bounds on the results of `op` from bounds on its operands. `terms` bounds how many terms
 // any result element sums or multiplies (K of matmul, the reduced extent of reductions and
 // norms, the taps of a conv); for arange it bounds |end|.
+// The rule is the op's entry in a table registered per family (compiler/ops/op_table.h).
 Magnitude result_magnitude(const OpDef& op, const Attrs& attrs, const std::vector<Magnitude>& operands, double terms,
                            DType result_dtype);
+bool has_magnitude_rule(const std::string& op);
 
 }  // namespace difftest::fuzz

@@ -422,54 +422,82 @@ bool upsample(Builder& g, const std::string& name) {
   return g.call(name, {x}, {{"scale", c.range(1, 3)}});
 }
 
+void register_elementwise_recipes(RecipeTable& t) {
+  for (const char* n : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "silu", "gelu", "erf", "sin", "cos", "floor",
+                        "round", "leaky_relu"}) {
+    t.add(n, &unary_float);
+  }
+  for (const char* n : {"neg", "abs", "relu"}) t.add(n, &unary_signed);
+  t.add("clip", &clip);
+  for (const char* n : {"add", "sub", "mul", "maximum", "minimum", "floor_divide", "floor_mod", "equal", "not_equal",
+                        "less", "less_equal", "greater", "greater_equal"}) {
+    t.add(n, &binary_numeric);
+  }
+  for (const char* n : {"div", "pow", "atan2"}) t.add(n, &binary_float);
+  for (const char* n : {"logical_and", "logical_or", "logical_xor"}) t.add(n, &binary_bool);
+  t.add("logical_not", &logical_not);
+  t.add("where", &where);
+  t.add("cast", &cast);
+}
+
+void register_reduction_recipes(RecipeTable& t) {
+  for (const char* n : {"sum", "mean", "prod", "max", "min", "argmax", "argmin"}) t.add(n, &reduction);
+}
+
+void register_linalg_recipes(RecipeTable& t) {
+  t.add("matmul", &matmul);
+  t.add("linear", &linear);
+}
+
+void register_normalization_recipes(RecipeTable& t) {
+  for (const char* n : {"softmax", "log_softmax"}) t.add(n, &softmax);
+  for (const char* n : {"rms_norm", "layer_norm"}) t.add(n, &norm);
+  for (const char* n : {"group_norm", "instance_norm"}) t.add(n, &channel_norm);
+}
+
+void register_shape_recipes(RecipeTable& t) {
+  t.add("reshape", &reshape);
+  t.add("permute_dims", &permute_dims);
+  t.add("broadcast_to", &broadcast_to);
+  t.add("concat", &concat);
+  t.add("split", &split);
+  t.add("strided_slice", &strided_slice);
+  t.add("squeeze", &squeeze);
+  t.add("expand_dims", &expand_dims);
+  t.add("take", &take);
+  t.add("slice_scatter", &slice_scatter);
+  t.add("repeat", &repeat);
+  for (const char* n : {"tril", "triu"}) t.add(n, &triangle);
+}
+
+void register_creation_recipes(RecipeTable& t) {
+  t.add("arange", &arange);
+  for (const char* n : {"full", "zeros", "ones"}) t.add(n, &fill);
+}
+
+void register_attention_recipes(RecipeTable& t) {
+  for (const char* n : {"causal_mask", "sliding_window_mask"}) t.add(n, &mask);
+  t.add("attention", &attention);
+  t.add("rope", &rope);
+}
+
+void register_quantization_recipes(RecipeTable& t) {
+  t.add("quantize", &quantize);
+  t.add("dequantize", &dequantize);
+}
+
+void register_conv_recipes(RecipeTable& t) {
+  for (const char* n : {"conv1d", "conv2d", "conv_transpose1d"}) t.add(n, &conv);
+  t.add("upsample_nearest1d", &upsample);
+}
+
 }  // namespace
 
-const std::map<std::string, Recipe>& recipes() {
-  static const std::map<std::string, Recipe> table = [] {
-    std::map<std::string, Recipe> t;
-    for (const char* n : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "silu", "gelu", "erf", "sin", "cos",
-                          "floor", "round", "leaky_relu"}) {
-      t.emplace(n, &unary_float);
-    }
-    for (const char* n : {"neg", "abs", "relu"}) t.emplace(n, &unary_signed);
-    t.emplace("clip", &clip);
-    for (const char* n : {"add", "sub", "mul", "maximum", "minimum", "floor_divide", "floor_mod", "equal",
-                          "not_equal", "less", "less_equal", "greater", "greater_equal"}) {
-      t.emplace(n, &binary_numeric);
-    }
-    for (const char* n : {"div", "pow", "atan2"}) t.emplace(n, &binary_float);
-    for (const char* n : {"logical_and", "logical_or", "logical_xor"}) t.emplace(n, &binary_bool);
-    t.emplace("logical_not", &logical_not);
-    t.emplace("where", &where);
-    t.emplace("cast", &cast);
-    for (const char* n : {"sum", "mean", "prod", "max", "min", "argmax", "argmin"}) t.emplace(n, &reduction);
-    t.emplace("matmul", &matmul);
-    t.emplace("linear", &linear);
-    for (const char* n : {"softmax", "log_softmax"}) t.emplace(n, &softmax);
-    for (const char* n : {"rms_norm", "layer_norm"}) t.emplace(n, &norm);
-    for (const char* n : {"group_norm", "instance_norm"}) t.emplace(n, &channel_norm);
-    t.emplace("reshape", &reshape);
-    t.emplace("permute_dims", &permute_dims);
-    t.emplace("broadcast_to", &broadcast_to);
-    t.emplace("concat", &concat);
-    t.emplace("split", &split);
-    t.emplace("strided_slice", &strided_slice);
-    t.emplace("squeeze", &squeeze);
-    t.emplace("expand_dims", &expand_dims);
-    t.emplace("take", &take);
-    t.emplace("slice_scatter", &slice_scatter);
-    t.emplace("repeat", &repeat);
-    for (const char* n : {"tril", "triu"}) t.emplace(n, &triangle);
-    t.emplace("arange", &arange);
-    for (const char* n : {"full", "zeros", "ones"}) t.emplace(n, &fill);
-    for (const char* n : {"causal_mask", "sliding_window_mask"}) t.emplace(n, &mask);
-    t.emplace("attention", &attention);
-    t.emplace("rope", &rope);
-    t.emplace("quantize", &quantize);
-    t.emplace("dequantize", &dequantize);
-    for (const char* n : {"conv1d", "conv2d", "conv_transpose1d"}) t.emplace(n, &conv);
-    t.emplace("upsample_nearest1d", &upsample);
-    return t;
+const RecipeTable& recipes() {
+  static const RecipeTable table = [] {
+    RecipeTable table("generator recipe");
+    DIFFTEST_REGISTER_ALL_FAMILIES(recipes)
+    return table;
   }();
   return table;
 }

@@ -123,7 +123,7 @@ Evaluation run(const Program& p, const sym::Env& env, const std::map<std::string
         break;
       }
       case BindingKind::Call: {
-        const Kernel* k = KernelTable::get().find(b.op().name);
+        const Kernel* k = kernels().find(b.op().name);
         DT_CHECK(k != nullptr, fmt::format("no reference kernel for op '{}'", b.op().name));
         KernelContext ctx{b, {}, env, mode, perturbation};
         for (const auto& a : b.args()) ctx.args.push_back(&ev.values.at(a.get()));

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "compiler/ops/op_table.h"
 #include "compiler/tensor/float_format.h"
 #include "compiler/tensor/indexing.h"
 #include "compiler/tensor/tensor.h"
@@ -58,16 +59,9 @@ struct KernelContext {
 
 using Kernel = std::vector<Tensor> (*)(const KernelContext&);
 
-class KernelTable {
- public:
-  static const KernelTable& get();
-  const Kernel* find(const std::string& op) const;
-  void add(const std::string& op, Kernel k);
-  std::vector<std::string> names() const;
-
- private:
-  std::vector<std::pair<std::string, Kernel>> kernels_;
-};
+// The reference kernel of every op, registered per family (compiler/ops/op_table.h).
+using KernelTable = OpTable<Kernel>;
+const KernelTable& kernels();
 
 void register_elementwise_kernels(KernelTable& t);
 void register_reduction_kernels(KernelTable& t);

@@ -25,7 +25,7 @@ DType RuleContext::acc(DType operand) const {
 }
 
 std::vector<Tensor> RuleContext::kernel(const std::vector<Tensor>& args) const {
-  const reference::Kernel* k = reference::KernelTable::get().find(binding.op().name);
+  const reference::Kernel* k = reference::kernels().find(binding.op().name);
   DT_CHECK(k != nullptr, fmt::format("no reference kernel for {}", binding.op().name));
   reference::KernelContext ctx{binding, {}, env, reference::Mode::F64};
   for (const auto& a : args) ctx.args.push_back(&a);
@@ -86,24 +86,6 @@ void mark_uncertain(Bounded& out, const Tensor& dependence) {
 
 namespace {
 
-std::vector<std::pair<std::string, Rule>>& rule_table() {
-  static std::vector<std::pair<std::string, Rule>> table;
-  return table;
-}
-
-void register_all() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    register_elementwise_rules();
-    register_reduction_linalg_rules();
-    register_normalization_rules();
-    register_data_movement_rules();
-    register_attention_rules();
-    register_quantization_rules();
-    register_conv_rules();
-  });
-}
-
 Bounded exact_value(const Tensor& t, DType declared) {
   Bounded b;
   b.dtype = declared;
@@ -142,18 +124,16 @@ void check_range(Bounded& r, const Value& v, BoundedProgram& out) {
 
 }  // namespace
 
-void add_rule(const std::string& op, Rule r) {
-  for (const auto& [name, rule] : rule_table()) DT_CHECK(name != op, fmt::format("rule for '{}' added twice", op));
-  rule_table().emplace_back(op, r);
+const RuleTable& rules() {
+  static const RuleTable table = [] {
+    RuleTable table("bound rule");
+    DIFFTEST_REGISTER_ALL_FAMILIES(rules)
+    return table;
+  }();
+  return table;
 }
 
-const Rule* find_rule(const std::string& op) {
-  register_all();
-  for (const auto& [name, rule] : rule_table()) {
-    if (name == op) return &rule;
-  }
-  return nullptr;
-}
+const Rule* find_rule(const std::string& op) { return rules().find(op); }
 
 void require_bounding_memory(const Program& p, const sym::Env& env) {
   reference::require_evaluation_memory(p, env, reference::Mode::F64, kBoundBytesPerElement,

@@ -19,6 +19,7 @@
 
 #include "compiler/ir/ir.h"
 #include "compiler/ops/op.h"
+#include "compiler/ops/op_table.h"
 #include "compiler/tensor/tensor.h"
 #include "tolerance/error_model.h"
 
@@ -85,17 +86,26 @@ struct RuleContext {
 };
 
 using Rule = void (*)(RuleContext&);
+// Every op's bound rule, registered per family (compiler/ops/op_table.h).
+using RuleTable = OpTable<Rule>;
+const RuleTable& rules();
 const Rule* find_rule(const std::string& op);
 
-// Registration of each family's rules (one file per family).
-void add_rule(const std::string& op, Rule r);
-void register_elementwise_rules();
-void register_reduction_linalg_rules();
-void register_normalization_rules();
-void register_data_movement_rules();
-void register_attention_rules();
-void register_quantization_rules();
-void register_conv_rules();
+// Registration, one function per family.
+void register_elementwise_rules(RuleTable& t);
+void register_reduction_rules(RuleTable& t);
+void register_linalg_rules(RuleTable& t);
+void register_normalization_rules(RuleTable& t);
+void register_shape_rules(RuleTable& t);
+void register_creation_rules(RuleTable& t);
+void register_attention_rules(RuleTable& t);
+void register_quantization_rules(RuleTable& t);
+void register_conv_rules(RuleTable& t);
+
+// Rules several families share: values moved without arithmetic (the op's kernel run on the
+// errors and uncertainty flags), and values created exactly from attributes.
+void moved_values_rule(RuleContext& c);
+void exact_values_rule(RuleContext& c);
 
 // Helpers shared by the rule files.
 Tensor as_f64(const std::vector<double>& v, const std::vector<int64_t>& shape);

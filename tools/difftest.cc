@@ -151,6 +151,8 @@ int main(int argc, char** argv) {
       ->check(unsigned_number());
   export_cmd->add_flag("--unpacked-q4", exp.unpacked_q4,
                        "write q4 weights unpacked (BitShift, Mod) then MatMul, not as ORT's MatMulNBits");
+  export_cmd->add_flag("--bf16-edges", exp.bf16_edges,
+                       "bf16 inputs and outputs as f32 at the graph's edges, for runtimes without bf16 tensors");
 
   auto* conformance = app.add_subcommand("onnx-conformance", "hold the reference against ONNX's node tests");
   commands::ConformanceRequest conf;

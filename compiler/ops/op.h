@@ -66,8 +66,11 @@ class OpRegistry {
 
  private:
   OpRegistry() = default;
+  // The ops added since the last check must all be of `family` (one family's registration).
+  void check_family(const std::string& family);
   std::vector<std::unique_ptr<OpDef>> defs_;
   std::vector<const OpDef*> ordered_;
+  size_t checked_ = 0;
 };
 
 // Converts a parsed value to the attribute's kind (an integer for a float attribute, a

@@ -6,6 +6,7 @@
 #include "compiler/ir/sym_simplify.h"
 #include "compiler/ops/infer_util.h"
 #include "compiler/ops/op.h"
+#include "compiler/ops/op_table.h"
 #include "compiler/ops/special_values.h"
 
 namespace difftest {
@@ -47,15 +48,12 @@ const AttrSpec* OpDef::find_attr(std::string_view attr) const {
 const OpRegistry& OpRegistry::get() {
   static const OpRegistry* registry = [] {
     auto* r = new OpRegistry();
-    ops::register_elementwise_ops(*r);
-    ops::register_reduction_ops(*r);
-    ops::register_linalg_ops(*r);
-    ops::register_normalization_ops(*r);
-    ops::register_shape_ops(*r);
-    ops::register_creation_ops(*r);
-    ops::register_attention_ops(*r);
-    ops::register_quantization_ops(*r);
-    ops::register_conv_ops(*r);
+    // One registration function per family of the one list; each op's family must be its own.
+#define DIFFTEST_REGISTER_OPS(family, unused) \
+  ops::register_##family##_ops(*r);           \
+  r->check_family(#family);
+    DIFFTEST_OP_FAMILY_LIST(DIFFTEST_REGISTER_OPS, _)
+#undef DIFFTEST_REGISTER_OPS
     return r;
   }();
   return *registry;
@@ -66,6 +64,14 @@ const OpDef* OpRegistry::find(std::string_view name) const {
     if (d->name == name) return d;
   }
   return nullptr;
+}
+
+void OpRegistry::check_family(const std::string& family) {
+  for (; checked_ < defs_.size(); ++checked_) {
+    const OpDef& op = *defs_[checked_];
+    DT_CHECK(op.family == family,
+             fmt::format("op '{}' is registered by the {} family but says {}", op.name, family, op.family));
+  }
 }
 
 void OpRegistry::add(OpDef def) {

@@ -12,45 +12,121 @@
 
 namespace difftest::exporters {
 
-const std::map<std::string, std::string>& relax_op_table() {
-  static const std::map<std::string, std::string> table = {
-      // elementwise
-      {"exp", "R.exp"}, {"log", "R.log"}, {"sqrt", "R.sqrt"}, {"rsqrt", "R.rsqrt"}, {"tanh", "R.tanh"},
-      {"sigmoid", "R.sigmoid"}, {"silu", "R.nn.silu"}, {"gelu", "R.nn.gelu"}, {"erf", "R.erf"},
-      {"sin", "R.sin"}, {"cos", "R.cos"}, {"floor", "R.floor"}, {"round", "R.round"}, {"neg", "R.negative"},
-      {"abs", "R.abs"}, {"relu", "R.nn.relu"}, {"leaky_relu", "R.nn.leakyrelu"}, {"clip", "R.clip"},
-      {"add", "R.add"}, {"sub", "R.subtract"}, {"mul", "R.multiply"}, {"div", "R.divide"}, {"pow", "R.power"},
-      {"maximum", "R.maximum"}, {"minimum", "R.minimum"}, {"floor_divide", "R.floor_divide"},
-      {"floor_mod", "R.floor_mod"}, {"atan2", ""}, {"equal", "R.equal"}, {"not_equal", "R.not_equal"},
-      {"less", "R.less"}, {"less_equal", "R.less_equal"}, {"greater", "R.greater"},
-      {"greater_equal", "R.greater_equal"}, {"logical_and", "R.logical_and"}, {"logical_or", "R.logical_or"},
-      {"logical_xor", "R.logical_xor"}, {"logical_not", "R.logical_not"}, {"where", "R.where"},
-      {"cast", "R.astype"},
-      // reduction
-      {"sum", "R.sum"}, {"mean", "R.mean"}, {"prod", "R.prod"}, {"max", "R.max"}, {"min", "R.min"},
-      {"argmax", "R.argmax"}, {"argmin", "R.argmin"},
-      // linalg
-      {"matmul", "R.matmul"}, {"linear", "R.linear"},
-      // normalization
-      {"softmax", "R.nn.softmax"}, {"log_softmax", "R.nn.log_softmax"}, {"rms_norm", "R.nn.rms_norm"},
-      {"layer_norm", "R.nn.layer_norm"}, {"group_norm", "R.nn.group_norm"},
-      {"instance_norm", "R.nn.instance_norm"},
-      // shape
-      {"reshape", "R.reshape"}, {"permute_dims", "R.permute_dims"}, {"broadcast_to", "R.broadcast_to"},
-      {"concat", "R.concat"}, {"split", "R.split"}, {"strided_slice", "R.strided_slice"},
-      {"squeeze", "R.squeeze"}, {"expand_dims", "R.expand_dims"}, {"take", "R.take"},
-      {"slice_scatter", "R.slice_scatter"}, {"repeat", "R.repeat"}, {"tril", "R.tril"}, {"triu", "R.triu"},
-      // creation
-      {"arange", "R.arange"}, {"full", "R.full"}, {"zeros", "R.zeros"}, {"ones", "R.ones"},
-      // attention: Relax's attention has no GQA, sinks, softcap or bool mask; masks and RoPE have
-      // no Relax op at all
-      {"causal_mask", ""}, {"sliding_window_mask", ""}, {"attention", ""}, {"rope", ""},
-      // quantization: the MLC and GGML 4-bit formats are not Relax's affine qdq
-      {"quantize", ""}, {"dequantize", ""},
-      // conv; nearest upsampling by an integer factor along the last axis is exactly a repeat
-      {"conv1d", "R.nn.conv1d"}, {"conv2d", "R.nn.conv2d"}, {"conv_transpose1d", "R.nn.conv1d_transpose"},
-      {"upsample_nearest1d", "R.repeat"},
-  };
+namespace {
+
+// Each op's Relax counterpart ("" where there is none and a prim_func is written instead).
+void add_all(RelaxOpTable& t, std::initializer_list<std::pair<const char*, const char*>> ops) {
+  for (const auto& [op, relax] : ops) t.add(op, relax);
+}
+
+void register_elementwise_relax_ops(RelaxOpTable& t) {
+  add_all(t, {{"exp", "R.exp"},
+              {"log", "R.log"},
+              {"sqrt", "R.sqrt"},
+              {"rsqrt", "R.rsqrt"},
+              {"tanh", "R.tanh"},
+              {"sigmoid", "R.sigmoid"},
+              {"silu", "R.nn.silu"},
+              {"gelu", "R.nn.gelu"},
+              {"erf", "R.erf"},
+              {"sin", "R.sin"},
+              {"cos", "R.cos"},
+              {"floor", "R.floor"},
+              {"round", "R.round"},
+              {"neg", "R.negative"},
+              {"abs", "R.abs"},
+              {"relu", "R.nn.relu"},
+              {"leaky_relu", "R.nn.leakyrelu"},
+              {"clip", "R.clip"},
+              {"add", "R.add"},
+              {"sub", "R.subtract"},
+              {"mul", "R.multiply"},
+              {"div", "R.divide"},
+              {"pow", "R.power"},
+              {"maximum", "R.maximum"},
+              {"minimum", "R.minimum"},
+              {"floor_divide", "R.floor_divide"},
+              {"floor_mod", "R.floor_mod"},
+              {"atan2", ""},
+              {"equal", "R.equal"},
+              {"not_equal", "R.not_equal"},
+              {"less", "R.less"},
+              {"less_equal", "R.less_equal"},
+              {"greater", "R.greater"},
+              {"greater_equal", "R.greater_equal"},
+              {"logical_and", "R.logical_and"},
+              {"logical_or", "R.logical_or"},
+              {"logical_xor", "R.logical_xor"},
+              {"logical_not", "R.logical_not"},
+              {"where", "R.where"},
+              {"cast", "R.astype"}});
+}
+
+void register_reduction_relax_ops(RelaxOpTable& t) {
+  add_all(t, {{"sum", "R.sum"},
+              {"mean", "R.mean"},
+              {"prod", "R.prod"},
+              {"max", "R.max"},
+              {"min", "R.min"},
+              {"argmax", "R.argmax"},
+              {"argmin", "R.argmin"}});
+}
+
+void register_linalg_relax_ops(RelaxOpTable& t) { add_all(t, {{"matmul", "R.matmul"}, {"linear", "R.linear"}}); }
+
+void register_normalization_relax_ops(RelaxOpTable& t) {
+  add_all(t, {{"softmax", "R.nn.softmax"},
+              {"log_softmax", "R.nn.log_softmax"},
+              {"rms_norm", "R.nn.rms_norm"},
+              {"layer_norm", "R.nn.layer_norm"},
+              {"group_norm", "R.nn.group_norm"},
+              {"instance_norm", "R.nn.instance_norm"}});
+}
+
+void register_shape_relax_ops(RelaxOpTable& t) {
+  add_all(t, {{"reshape", "R.reshape"},
+              {"permute_dims", "R.permute_dims"},
+              {"broadcast_to", "R.broadcast_to"},
+              {"concat", "R.concat"},
+              {"split", "R.split"},
+              {"strided_slice", "R.strided_slice"},
+              {"squeeze", "R.squeeze"},
+              {"expand_dims", "R.expand_dims"},
+              {"take", "R.take"},
+              {"slice_scatter", "R.slice_scatter"},
+              {"repeat", "R.repeat"},
+              {"tril", "R.tril"},
+              {"triu", "R.triu"}});
+}
+
+void register_creation_relax_ops(RelaxOpTable& t) {
+  add_all(t, {{"arange", "R.arange"}, {"full", "R.full"}, {"zeros", "R.zeros"}, {"ones", "R.ones"}});
+}
+
+// Relax's attention has no GQA, sinks, softcap or bool mask; masks and RoPE have no Relax op.
+void register_attention_relax_ops(RelaxOpTable& t) {
+  add_all(t, {{"causal_mask", ""}, {"sliding_window_mask", ""}, {"attention", ""}, {"rope", ""}});
+}
+
+// The MLC and GGML 4-bit formats are not Relax's affine qdq.
+void register_quantization_relax_ops(RelaxOpTable& t) { add_all(t, {{"quantize", ""}, {"dequantize", ""}}); }
+
+// Nearest upsampling by an integer factor along the last axis is exactly a repeat.
+void register_conv_relax_ops(RelaxOpTable& t) {
+  add_all(t, {{"conv1d", "R.nn.conv1d"},
+              {"conv2d", "R.nn.conv2d"},
+              {"conv_transpose1d", "R.nn.conv1d_transpose"},
+              {"upsample_nearest1d", "R.repeat"}});
+}
+
+}  // namespace
+
+const RelaxOpTable& relax_op_table() {
+  static const RelaxOpTable table = [] {
+    RelaxOpTable table("TVMScript Relax op");
+    DIFFTEST_REGISTER_ALL_FAMILIES(relax_ops)
+    return table;
+  }();
   return table;
 }
 
@@ -339,13 +415,12 @@ void emit_call(Emitter& e, const Binding& b) {
     emit_prim_func_call(e, b);
     return;
   }
-  const auto& table = relax_op_table();
-  const auto op = table.find(name);
+  const std::string* relax = relax_op_table().find(name);
   const auto handler = handlers().find(name);
-  if (op == table.end() || op->second.empty() || handler == handlers().end()) {
+  if (!relax || relax->empty() || handler == handlers().end()) {
     throw InternalError(fmt::format("TVMScript export: no exporter for op '{}'", name));
   }
-  handler->second(e, b, op->second);
+  handler->second(e, b, *relax);
 }
 
 }  // namespace tvmscript

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "compiler/ir/ir.h"
+#include "compiler/ops/op_table.h"
 
 namespace difftest::exporters {
 
@@ -25,7 +26,9 @@ struct TvmScriptOptions {
 std::string export_tvmscript(const Program& p, const TvmScriptOptions& options = {});
 
 // Our op name -> the Relax op it maps to ("R.matmul", "R.nn.softmax", ...), or "" when the op
-// is exported as a T.prim_func called through R.call_tir. Every registry op is a key.
-const std::map<std::string, std::string>& relax_op_table();
+// is exported as a T.prim_func called through R.call_tir. Registered per family
+// (compiler/ops/op_table.h); every registry op is a key.
+using RelaxOpTable = OpTable<std::string>;
+const RelaxOpTable& relax_op_table();
 
 }  // namespace difftest::exporters

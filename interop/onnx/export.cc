@@ -265,7 +265,15 @@ std::map<const Binding*, const Binding*> matmul_nbits_pairs(const Program& p, co
                           : b.kind() == BindingKind::Param ? "param"
                                                            : "const");
     if (b.kind() == BindingKind::Param) {
-      set_value_info(*g.add_input(), w.name_of(b.result()), b.result().type());
+      const TensorType& type = b.result().type();
+      if (options.bf16_edges_as_f32 && type.dtype == DType::bf16) {
+        // Fed as f32 (bf16 values are exact in it), cast to bf16 where the program starts.
+        const std::string fed = w.fresh(w.name_of(b.result()) + "_f32");
+        set_value_info(*g.add_input(), fed, TensorType{DType::f32, type.shape});
+        set_attr(w.node("Cast", {fed}, {w.name_of(b.result())}), "to", int64_t{onnx_dtype(DType::bf16)});
+      } else {
+        set_value_info(*g.add_input(), w.name_of(b.result()), type);
+      }
     } else if (b.kind() == BindingKind::Const) {
       const auto shape = b.result().type().static_shape();
       *g.add_initializer() =
@@ -276,12 +284,12 @@ std::map<const Binding*, const Binding*> matmul_nbits_pairs(const Program& p, co
         uses_microsoft_domain = true;
       }  // else a dequantize its matmul writes
     } else {
-      const auto it = emitters().find(b.op().name);
-      if (it == emitters().end()) {
+      const Emitter* emit = emitters().find(b.op().name);
+      if (!emit) {
         throw Unsupported(fmt::format("export of {}", b.op().name),
                           fmt::format("{}: {} has no ONNX form yet", w.where, b.op().name));
       }
-      emit_in_accumulator(w, b, it->second);
+      emit_in_accumulator(w, b, *emit);
     }
   }
   if (!w.extent_inputs().empty()) {
@@ -302,8 +310,16 @@ std::map<const Binding*, const Binding*> matmul_nbits_pairs(const Program& p, co
     for (const auto& n : g.node()) {
       for (const auto& o : n.output()) produced = produced || o == name;
     }
-    if (!produced) name = w.op("Identity", {name}, name + "_out");
-    set_value_info(*g.add_output(), name, out.type());
+    TensorType type = out.type();
+    if (options.bf16_edges_as_f32 && type.dtype == DType::bf16) {
+      ::onnx::NodeProto* cast = nullptr;
+      name = w.op("Cast", {name}, name + "_f32", &cast);
+      set_attr(*cast, "to", int64_t{onnx_dtype(DType::f32)});
+      type.dtype = DType::f32;
+    } else if (!produced) {
+      name = w.op("Identity", {name}, name + "_out");
+    }
+    set_value_info(*g.add_output(), name, type);
   }
   try {
     ::onnx::checker::check_model(m);

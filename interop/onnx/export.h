@@ -22,6 +22,10 @@ struct ExportOptions {
   // and shapes allow (else unpacked), or always unpacked then MatMul.
   enum class Q4Form { MatMulNBits, Dequantize };
   Q4Form q4_form = Q4Form::MatMulNBits;
+  // bf16 inputs and outputs as f32 at the graph's edges (cast to and from bf16 inside), for
+  // runtimes that take no bf16 tensors (ONNX Runtime's CPU provider); the input is named
+  // `<param>_f32`. bf16 values are exact in f32, so the model computes the same.
+  bool bf16_edges_as_f32 = false;
 };
 
 // Unsupported (tensor_proto.h) naming the binding and op for what it cannot write; the model it

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ops/op_table.h"
 #include "fuzz/rng.h"
 #include "interop/onnx/export.h"
 
@@ -65,13 +66,20 @@ std::optional<DType> accumulator_of(const Binding& b);
 
 // Writes one call binding (its results named already); Unsupported when it cannot.
 using Emitter = void (*)(ModelWriter& w, const Binding& b);
-using EmitterTable = std::map<std::string, Emitter>;
-// Every op's emitter: the elementwise, reduction, shape and mask ops (export_ops.cc), the layer
-// ops (export_layer_ops.cc: attention, rope, norms, convolutions) and the 4-bit formats
-// (export_quant_ops.cc).
+using EmitterTable = OpTable<Emitter>;
+// Every op's emitter, registered per family (compiler/ops/op_table.h): the elementwise,
+// reduction, linalg, shape and creation ops in export_ops.cc, the normalization, attention and
+// conv ops in export_layer_ops.cc, the 4-bit formats in export_quant_ops.cc.
 const EmitterTable& emitters();
-void add_layer_emitters(EmitterTable& table);
-void add_quant_emitters(EmitterTable& table);
+void register_elementwise_onnx_emitters(EmitterTable& t);
+void register_reduction_onnx_emitters(EmitterTable& t);
+void register_linalg_onnx_emitters(EmitterTable& t);
+void register_normalization_onnx_emitters(EmitterTable& t);
+void register_shape_onnx_emitters(EmitterTable& t);
+void register_creation_onnx_emitters(EmitterTable& t);
+void register_attention_onnx_emitters(EmitterTable& t);
+void register_quantization_onnx_emitters(EmitterTable& t);
+void register_conv_onnx_emitters(EmitterTable& t);
 
 // Why `matmul` (or linear) cannot take dequantize `dq` as a MatMulNBits, or nullopt when it can.
 std::optional<std::string> matmul_nbits_obstacle(const Binding& matmul, const Binding& dq);
@@ -98,6 +106,12 @@ inline DType compute_dtype(const Binding& b) {
   return b.args()[0].type().dtype;
 }
 inline int64_t positive_axis(int64_t axis, int rank) { return axis < 0 ? axis + rank : axis; }
+
+// x[begin:end] along `axis`.
+inline std::string slice(ModelWriter& w, const std::string& x, const sym::Expr& begin, const sym::Expr& end,
+                         int64_t axis, const std::string& hint) {
+  return w.op("Slice", {x, w.dims({begin}), w.dims({end}), w.int64s({axis})}, hint);
+}
 
 }  // namespace export_util
 

@@ -47,11 +47,6 @@ std::string transposed(ModelWriter& w, const std::string& x, const std::vector<i
   return t;
 }
 
-std::string slice(ModelWriter& w, const std::string& x, const sym::Expr& begin, const sym::Expr& end, int64_t axis,
-                  const std::string& hint) {
-  return w.op("Slice", {x, w.dims({begin}), w.dims({end}), w.int64s({axis})}, hint);
-}
-
 std::string concat(ModelWriter& w, const std::vector<std::string>& parts, int64_t axis, const std::string& hint) {
   ::onnx::NodeProto* n = nullptr;
   const std::string c = w.op("Concat", parts, hint, &n);
@@ -308,7 +303,51 @@ void group_norm(ModelWriter& w, const Binding& b) {
   affine(w, b, w.op("Reshape", {normed, w.dims(shape)}, "normed_back"), 1, rank);
 }
 
-// ---- convolutions, upsampling, scatter ------------------------------------------------------
+// ---- softmax, masks, convolutions, upsampling
+
+template <const char* kOnnx>
+void softmax(ModelWriter& w, const Binding& b) {
+  set_attr(w.node(kOnnx, {in(w, b, 0)}, {out(w, b)}), "axis", b.attrs().get_int("axis"));
+}
+constexpr char kOnnxSoftmax[] = "Softmax", kOnnxLogSoftmax[] = "LogSoftmax";
+
+std::pair<std::string, std::string> mask_positions(ModelWriter& w, const Binding& b) {
+  return mask_positions(w, b.attrs().get_sym("offset"), b.attrs().get_sym("q_len"), b.attrs().get_sym("kv_len"));
+}
+
+void causal_mask(ModelWriter& w, const Binding& b) {
+  const auto [q, k] = mask_positions(w, b);
+  w.node("Identity", {causal_part(w, q, k)}, {out(w, b)});
+}
+
+// (j <= p) and (j > p - window or j < sink).
+void sliding_window_mask(ModelWriter& w, const Binding& b) {
+  const auto [q, k] = mask_positions(w, b);
+  const std::string causal = causal_part(w, q, k);
+  w.node("And", {causal, window_part(w, q, k, b.attrs().get_int("window"), b.attrs().get_int("sink"))}, {out(w, b)});
+}
+
+// conv1d/conv2d as Conv: the same cross-correlation, symmetric pads.
+template <int kDims>
+void conv(ModelWriter& w, const Binding& b) {
+  const auto list = [&](const char* name) {
+    if constexpr (kDims == 1) return std::vector<int64_t>{b.attrs().get_int(name)};
+    return b.attrs().get_ints(name);
+  };
+  std::vector<std::string> args = {in(w, b, 0), in(w, b, 1)};
+  if (b.args().size() > 2) args.push_back(in(w, b, 2));
+  ::onnx::NodeProto& n = w.node("Conv", args, {out(w, b)});
+  std::vector<int64_t> kernel;
+  const auto& ws = b.args()[1].type().shape;
+  for (size_t i = 2; i < ws.size(); ++i) kernel.push_back(ws[i].value());
+  std::vector<int64_t> pads = list("padding");
+  pads.insert(pads.end(), pads.begin(), pads.end());  // begins, then ends
+  set_attr(n, "kernel_shape", kernel);
+  set_attr(n, "strides", list("stride"));
+  set_attr(n, "pads", pads);
+  set_attr(n, "dilations", list("dilation"));
+  set_attr(n, "group", b.attrs().get_int("groups"));
+}
 
 void conv_transpose1d(ModelWriter& w, const Binding& b) {
   std::vector<std::string> args = {in(w, b, 0), in(w, b, 1)};
@@ -340,69 +379,29 @@ void upsample_nearest1d(ModelWriter& w, const Binding& b) {
   set_string("nearest_mode", "floor");
 }
 
-// Step 1 with constant head and tail lengths: Concat(x[:begin], src, x[end:]). Otherwise each
-// position p of the axis takes src[(p - begin) / step] where it is on the slice's grid, else x
-// (Gather + Where).
-void slice_scatter(ModelWriter& w, const Binding& b) {
-  const auto& shape = b.args()[0].type().shape;
-  const int rank = static_cast<int>(shape.size());
-  const int64_t axis = positive_axis(b.attrs().get_int("axis"), rank);
-  const sym::Expr& extent = shape[static_cast<size_t>(axis)];
-  // Python's bounds: a negative one counts from the end (and stops at 0).
-  const auto from_end = [&extent](const sym::Expr& e) {
-    return e.is_const() && e.value() < 0 ? sym::simplify(sym::max(sym::Expr::constant(0), extent + e)) : e;
-  };
-  const sym::Expr begin = from_end(b.attrs().get_sym("begin")), end = from_end(b.attrs().get_sym("end"));
-  const int64_t step = b.attrs().get_int("step");
-  // The Concat form needs to know whether the head and the tail are empty (ONNX takes empty
-  // tensors, difftest's IR has no 0-sized dims to read them back into).
-  const sym::Expr tail_length = sym::simplify(extent - end);
-  if (step == 1 && begin.is_const() && tail_length.is_const()) {
-    std::vector<std::string> parts;
-    if (begin.value() > 0) parts.push_back(slice(w, in(w, b, 0), sym::Expr::constant(0), begin, axis, "head"));
-    parts.push_back(in(w, b, 1));
-    if (tail_length.value() > 0) parts.push_back(slice(w, in(w, b, 0), end, extent, axis, "tail"));
-    set_attr(w.node("Concat", parts, {out(w, b)}), "axis", axis);
-    return;
-  }
-  const std::string pos = w.op("Range", {scalar_dim(w, 0), scalar_dim(w, extent), scalar_dim(w, 1)}, "pos");
-  const std::string from_begin = w.op("Sub", {pos, w.dims({begin})}, "from_begin");
-  const std::string stride = w.int64s({step});
-  const std::string on_grid =
-      w.op("And",
-           {w.op("And",
-                 {w.op("GreaterOrEqual", {pos, w.dims({begin})}, "after_begin"),
-                  w.op("Less", {pos, w.dims({end})}, "before_end")},
-                 "in_slice"),
-            w.op("Equal", {w.op("Mod", {from_begin, stride}, "phase"), w.int64s({0})}, "on_step")},
-           "on_grid");
-  // Off the grid the index is clipped into src (its value is not used).
-  const sym::Expr count = b.args()[1].type().shape[static_cast<size_t>(axis)];
-  const std::string index = w.op("Min",
-                                 {w.op("Max", {w.op("Div", {from_begin, stride}, "k"), w.int64s({0})}, "k_low"),
-                                  w.dims({sym::simplify(count - sym::Expr::constant(1))})},
-                                 "k_clipped");
-  ::onnx::NodeProto* g = nullptr;
-  const std::string gathered = w.op("Gather", {in(w, b, 1), index}, "spread", &g);
-  set_attr(*g, "axis", axis);
-  std::vector<int64_t> trailing;
-  for (int64_t a = 1; a < rank - axis; ++a) trailing.push_back(a);
-  const std::string mask = trailing.empty() ? on_grid : w.op("Unsqueeze", {on_grid, w.int64s(trailing)}, "on_grid_b");
-  w.node("Where", {mask, gathered, in(w, b, 0)}, {out(w, b)});
-}
-
 }  // namespace
 
-void add_layer_emitters(EmitterTable& table) {
-  table["attention"] = attention;
-  table["rope"] = rope;
-  table["layer_norm"] = layer_norm;
-  table["rms_norm"] = rms_norm;
-  table["instance_norm"] = instance_norm;
-  table["group_norm"] = group_norm;
-  table["conv_transpose1d"] = conv_transpose1d;
-  table["upsample_nearest1d"] = upsample_nearest1d;
-  table["slice_scatter"] = slice_scatter;
+void register_normalization_onnx_emitters(EmitterTable& t) {
+  t.add("group_norm", group_norm);
+  t.add("instance_norm", instance_norm);
+  t.add("layer_norm", layer_norm);
+  t.add("log_softmax", softmax<kOnnxLogSoftmax>);
+  t.add("rms_norm", rms_norm);
+  t.add("softmax", softmax<kOnnxSoftmax>);
+}
+
+void register_attention_onnx_emitters(EmitterTable& t) {
+  t.add("attention", attention);
+  t.add("causal_mask", causal_mask);
+  t.add("rope", rope);
+  t.add("sliding_window_mask", sliding_window_mask);
+}
+
+void register_conv_onnx_emitters(EmitterTable& t) {
+  t.add("conv1d", conv<1>);
+  t.add("conv2d", conv<2>);
+  t.add("conv_transpose1d", conv_transpose1d);
+  t.add("upsample_nearest1d", upsample_nearest1d);
 }
 
 }  // namespace difftest::interop

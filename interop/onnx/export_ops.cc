@@ -221,12 +221,6 @@ void matmul(ModelWriter& w, const Binding& b) {
   w.node("MatMul", {a, c}, {out(w, b)});
 }
 
-template <const char* kOnnx>
-void softmax(ModelWriter& w, const Binding& b) {
-  set_attr(w.node(kOnnx, {in(w, b, 0)}, {out(w, b)}), "axis", b.attrs().get_int("axis"));
-}
-constexpr char kOnnxSoftmax[] = "Softmax", kOnnxLogSoftmax[] = "LogSoftmax";
-
 void reshape(ModelWriter& w, const Binding& b) {
   w.node("Reshape", {in(w, b, 0), w.dims(b.result().type().shape)}, {out(w, b)});
 }
@@ -328,20 +322,55 @@ void filled(ModelWriter& w, const Binding& b) {
   set_attr(n, "value", tensor_to_proto(Tensor::from_doubles(dt, {1}, {kValue}), "value"));
 }
 
-std::pair<std::string, std::string> mask_positions(ModelWriter& w, const Binding& b) {
-  return mask_positions(w, b.attrs().get_sym("offset"), b.attrs().get_sym("q_len"), b.attrs().get_sym("kv_len"));
-}
-
-void causal_mask(ModelWriter& w, const Binding& b) {
-  const auto [q, k] = mask_positions(w, b);
-  w.node("Identity", {causal_part(w, q, k)}, {out(w, b)});
-}
-
-// (j <= p) and (j > p - window or j < sink).
-void sliding_window_mask(ModelWriter& w, const Binding& b) {
-  const auto [q, k] = mask_positions(w, b);
-  const std::string causal = causal_part(w, q, k);
-  w.node("And", {causal, window_part(w, q, k, b.attrs().get_int("window"), b.attrs().get_int("sink"))}, {out(w, b)});
+// Step 1 with constant head and tail lengths: Concat(x[:begin], src, x[end:]). Otherwise each
+// position p of the axis takes src[(p - begin) / step] where it is on the slice's grid, else x
+// (Gather + Where).
+void slice_scatter(ModelWriter& w, const Binding& b) {
+  const auto& shape = b.args()[0].type().shape;
+  const int rank = static_cast<int>(shape.size());
+  const int64_t axis = positive_axis(b.attrs().get_int("axis"), rank);
+  const sym::Expr& extent = shape[static_cast<size_t>(axis)];
+  // Python's bounds: a negative one counts from the end (and stops at 0).
+  const auto from_end = [&extent](const sym::Expr& e) {
+    return e.is_const() && e.value() < 0 ? sym::simplify(sym::max(sym::Expr::constant(0), extent + e)) : e;
+  };
+  const sym::Expr begin = from_end(b.attrs().get_sym("begin")), end = from_end(b.attrs().get_sym("end"));
+  const int64_t step = b.attrs().get_int("step");
+  // The Concat form needs to know whether the head and the tail are empty (ONNX takes empty
+  // tensors, difftest's IR has no 0-sized dims to read them back into).
+  const sym::Expr tail_length = sym::simplify(extent - end);
+  if (step == 1 && begin.is_const() && tail_length.is_const()) {
+    std::vector<std::string> parts;
+    if (begin.value() > 0) parts.push_back(slice(w, in(w, b, 0), sym::Expr::constant(0), begin, axis, "head"));
+    parts.push_back(in(w, b, 1));
+    if (tail_length.value() > 0) parts.push_back(slice(w, in(w, b, 0), end, extent, axis, "tail"));
+    set_attr(w.node("Concat", parts, {out(w, b)}), "axis", axis);
+    return;
+  }
+  const std::string pos = w.op("Range", {scalar_dim(w, 0), scalar_dim(w, extent), scalar_dim(w, 1)}, "pos");
+  const std::string from_begin = w.op("Sub", {pos, w.dims({begin})}, "from_begin");
+  const std::string stride = w.int64s({step});
+  const std::string on_grid =
+      w.op("And",
+           {w.op("And",
+                 {w.op("GreaterOrEqual", {pos, w.dims({begin})}, "after_begin"),
+                  w.op("Less", {pos, w.dims({end})}, "before_end")},
+                 "in_slice"),
+            w.op("Equal", {w.op("Mod", {from_begin, stride}, "phase"), w.int64s({0})}, "on_step")},
+           "on_grid");
+  // Off the grid the index is clipped into src (its value is not used).
+  const sym::Expr count = b.args()[1].type().shape[static_cast<size_t>(axis)];
+  const std::string index = w.op("Min",
+                                 {w.op("Max", {w.op("Div", {from_begin, stride}, "k"), w.int64s({0})}, "k_low"),
+                                  w.dims({sym::simplify(count - sym::Expr::constant(1))})},
+                                 "k_clipped");
+  ::onnx::NodeProto* g = nullptr;
+  const std::string gathered = w.op("Gather", {in(w, b, 1), index}, "spread", &g);
+  set_attr(*g, "axis", axis);
+  std::vector<int64_t> trailing;
+  for (int64_t a = 1; a < rank - axis; ++a) trailing.push_back(a);
+  const std::string mask = trailing.empty() ? on_grid : w.op("Unsqueeze", {on_grid, w.int64s(trailing)}, "on_grid_b");
+  w.node("Where", {mask, gathered, in(w, b, 0)}, {out(w, b)});
 }
 
 // start + i * step, in i64 then cast once to the dtype.
@@ -381,108 +410,94 @@ void repeat(ModelWriter& w, const Binding& b) {
   w.node("Reshape", {e, w.dims(b.result().type().shape)}, {out(w, b)});
 }
 
-// conv1d/conv2d as Conv: the same cross-correlation, symmetric pads.
-template <int kDims>
-void conv(ModelWriter& w, const Binding& b) {
-  const auto list = [&](const char* name) {
-    if constexpr (kDims == 1) return std::vector<int64_t>{b.attrs().get_int(name)};
-    return b.attrs().get_ints(name);
-  };
-  std::vector<std::string> args = {in(w, b, 0), in(w, b, 1)};
-  if (b.args().size() > 2) args.push_back(in(w, b, 2));
-  ::onnx::NodeProto& n = w.node("Conv", args, {out(w, b)});
-  std::vector<int64_t> kernel;
-  const auto& ws = b.args()[1].type().shape;
-  for (size_t i = 2; i < ws.size(); ++i) kernel.push_back(ws[i].value());
-  std::vector<int64_t> pads = list("padding");
-  pads.insert(pads.end(), pads.begin(), pads.end());  // begins, then ends
-  set_attr(n, "kernel_shape", kernel);
-  set_attr(n, "strides", list("stride"));
-  set_attr(n, "pads", pads);
-  set_attr(n, "dilations", list("dilation"));
-  set_attr(n, "group", b.attrs().get_int("groups"));
+}  // namespace
+
+void register_elementwise_onnx_emitters(EmitterTable& t) {
+  t.add("abs", same<kOnnxAbs>);
+  t.add("add", commutative<kOnnxAdd>);
+  t.add("atan2", atan2);
+  t.add("cast", cast);
+  t.add("clip", clip);
+  t.add("cos", same<kOnnxCos>);
+  t.add("div", same<kOnnxDiv>);
+  t.add("equal", commutative<kOnnxEqual>);
+  t.add("erf", same<kOnnxErf>);
+  t.add("exp", same<kOnnxExp>);
+  t.add("floor", same<kOnnxFloor>);
+  t.add("floor_divide", floor_divide);
+  t.add("floor_mod", floor_mod);
+  t.add("gelu", gelu);
+  t.add("greater", same<kOnnxGreater>);
+  t.add("greater_equal", same<kOnnxGreaterEqual>);
+  t.add("leaky_relu", leaky_relu);
+  t.add("less", same<kOnnxLess>);
+  t.add("less_equal", same<kOnnxLessEqual>);
+  t.add("log", same<kOnnxLog>);
+  t.add("logical_and", commutative<kOnnxAnd>);
+  t.add("logical_not", same<kOnnxNot>);
+  t.add("logical_or", commutative<kOnnxOr>);
+  t.add("logical_xor", commutative<kOnnxXor>);
+  t.add("maximum", commutative<kOnnxMax>);
+  t.add("minimum", commutative<kOnnxMin>);
+  t.add("mul", commutative<kOnnxMul>);
+  t.add("neg", same<kOnnxNeg>);
+  t.add("not_equal", not_equal);
+  t.add("pow", same<kOnnxPow>);
+  t.add("relu", same<kOnnxRelu>);
+  t.add("round", same<kOnnxRound>);
+  t.add("rsqrt", rsqrt);
+  t.add("sigmoid", same<kOnnxSigmoid>);
+  t.add("silu", silu);
+  t.add("sin", same<kOnnxSin>);
+  t.add("sqrt", same<kOnnxSqrt>);
+  t.add("sub", same<kOnnxSub>);
+  t.add("tanh", same<kOnnxTanh>);
+  t.add("where", same<kOnnxWhere>);
 }
 
-}  // namespace
+void register_reduction_onnx_emitters(EmitterTable& t) {
+  t.add("argmax", arg_reduce<kOnnxArgMax>);
+  t.add("argmin", arg_reduce<kOnnxArgMin>);
+  t.add("max", reduce<kOnnxReduceMax>);
+  t.add("mean", reduce<kOnnxReduceMean>);
+  t.add("min", reduce<kOnnxReduceMin>);
+  t.add("prod", reduce<kOnnxReduceProd>);
+  t.add("sum", reduce<kOnnxReduceSum>);
+}
+
+void register_linalg_onnx_emitters(EmitterTable& t) {
+  t.add("linear", linear);
+  t.add("matmul", matmul);
+}
+
+void register_shape_onnx_emitters(EmitterTable& t) {
+  t.add("broadcast_to", broadcast_to);
+  t.add("concat", concat);
+  t.add("expand_dims", expand_dims);
+  t.add("permute_dims", permute_dims);
+  t.add("repeat", repeat);
+  t.add("reshape", reshape);
+  t.add("slice_scatter", slice_scatter);
+  t.add("split", split);
+  t.add("squeeze", squeeze);
+  t.add("strided_slice", strided_slice);
+  t.add("take", take);
+  t.add("tril", triangle<0>);
+  t.add("triu", triangle<1>);
+}
+
+void register_creation_onnx_emitters(EmitterTable& t) {
+  t.add("arange", arange);
+  t.add("full", full);
+  t.add("ones", filled<1>);
+  t.add("zeros", filled<0>);
+}
 
 const EmitterTable& emitters() {
   static const EmitterTable table = [] {
-    EmitterTable t = {
-        {"abs", same<kOnnxAbs>},
-        {"add", commutative<kOnnxAdd>},
-        {"arange", arange},
-        {"atan2", atan2},
-        {"argmax", arg_reduce<kOnnxArgMax>},
-        {"argmin", arg_reduce<kOnnxArgMin>},
-        {"broadcast_to", broadcast_to},
-        {"cast", cast},
-        {"causal_mask", causal_mask},
-        {"clip", clip},
-        {"concat", concat},
-        {"conv1d", conv<1>},
-        {"conv2d", conv<2>},
-        {"cos", same<kOnnxCos>},
-        {"div", same<kOnnxDiv>},
-        {"equal", commutative<kOnnxEqual>},
-        {"erf", same<kOnnxErf>},
-        {"exp", same<kOnnxExp>},
-        {"expand_dims", expand_dims},
-        {"floor", same<kOnnxFloor>},
-        {"floor_divide", floor_divide},
-        {"floor_mod", floor_mod},
-        {"full", full},
-        {"gelu", gelu},
-        {"greater", same<kOnnxGreater>},
-        {"greater_equal", same<kOnnxGreaterEqual>},
-        {"leaky_relu", leaky_relu},
-        {"less", same<kOnnxLess>},
-        {"less_equal", same<kOnnxLessEqual>},
-        {"linear", linear},
-        {"log", same<kOnnxLog>},
-        {"log_softmax", softmax<kOnnxLogSoftmax>},
-        {"logical_and", commutative<kOnnxAnd>},
-        {"logical_not", same<kOnnxNot>},
-        {"logical_or", commutative<kOnnxOr>},
-        {"logical_xor", commutative<kOnnxXor>},
-        {"matmul", matmul},
-        {"max", reduce<kOnnxReduceMax>},
-        {"maximum", commutative<kOnnxMax>},
-        {"mean", reduce<kOnnxReduceMean>},
-        {"min", reduce<kOnnxReduceMin>},
-        {"minimum", commutative<kOnnxMin>},
-        {"mul", commutative<kOnnxMul>},
-        {"neg", same<kOnnxNeg>},
-        {"not_equal", not_equal},
-        {"ones", filled<1>},
-        {"permute_dims", permute_dims},
-        {"pow", same<kOnnxPow>},
-        {"prod", reduce<kOnnxReduceProd>},
-        {"relu", same<kOnnxRelu>},
-        {"repeat", repeat},
-        {"reshape", reshape},
-        {"round", same<kOnnxRound>},
-        {"rsqrt", rsqrt},
-        {"sigmoid", same<kOnnxSigmoid>},
-        {"silu", silu},
-        {"sin", same<kOnnxSin>},
-        {"sliding_window_mask", sliding_window_mask},
-        {"softmax", softmax<kOnnxSoftmax>},
-        {"split", split},
-        {"sqrt", same<kOnnxSqrt>},
-        {"squeeze", squeeze},
-        {"strided_slice", strided_slice},
-        {"sub", same<kOnnxSub>},
-        {"sum", reduce<kOnnxReduceSum>},
-        {"take", take},
-        {"tanh", same<kOnnxTanh>},
-        {"tril", triangle<0>},
-        {"triu", triangle<1>},
-        {"where", same<kOnnxWhere>},
-        {"zeros", filled<0>},
-    };
-    add_layer_emitters(t);
-    add_quant_emitters(t);
-    return t;
+    EmitterTable table("ONNX export");
+    DIFFTEST_REGISTER_ALL_FAMILIES(onnx_emitters)
+    return table;
   }();
   return table;
 }

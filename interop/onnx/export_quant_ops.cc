@@ -284,9 +284,9 @@ void emit_matmul_nbits(ModelWriter& w, const Binding& mm, const Binding& dq) {
   if (result != t1) set_attr(w.node("Cast", {product}, {out(w, mm)}), "to", int64_t{onnx_dtype(result)});
 }
 
-void add_quant_emitters(EmitterTable& table) {
-  table["dequantize"] = dequantize;
-  table["quantize"] = quantize;
+void register_quantization_onnx_emitters(EmitterTable& t) {
+  t.add("dequantize", dequantize);
+  t.add("quantize", quantize);
 }
 
 }  // namespace difftest::interop

@@ -110,6 +110,36 @@ TEST(OnnxRoundTrip, Q4f16_1WeightsOfAMatmulBecomeMatMulNBitsWithZeroPointSeven) 
   EXPECT_EQ(count_nodes(u, "BitShift"), 1u);
 }
 
+// With bf16 edges, the bf16 inputs and outputs are f32 and the model computes the same values:
+// the imported model, fed the f32 copies of the inputs, gives the f32 copies of what the model
+// without edges gives, bit for bit (bf16 is exact in f32).
+TEST(OnnxRoundTrip, Bf16EdgesAsF32ChangeOnlyTheEdgeDtypes) {
+  const Program p = parse_program_file(std::string(DIFFTEST_SOURCE_DIR) + "/corpus/geglu_mlp.ir");
+  ExportOptions edges;
+  edges.bf16_edges_as_f32 = true;
+  const ::onnx::ModelProto m = export_program(p, edges);
+  for (const auto& in : m.graph().input()) EXPECT_EQ(in.type().tensor_type().elem_type(), ::onnx::TensorProto::FLOAT);
+  for (const auto& out : m.graph().output())
+    EXPECT_EQ(out.type().tensor_type().elem_type(), ::onnx::TensorProto::FLOAT);
+  const Program with_edges = import_model(m, {}, "edges.onnx");
+  const Program plain = import_model(export_program(p), {}, "plain.onnx");
+  sym::Env env;
+  for (const auto& d : p.dims()) env[d.name] = d.range.lo;
+  const auto inputs = reference::generate_inputs(p, env, 3);
+  std::map<std::string, Tensor> as_f32;
+  for (const auto& [name, t] : inputs) {
+    ASSERT_EQ(t.dtype(), DType::bf16) << name;
+    as_f32[name + "_f32"] = Tensor::from_doubles(DType::f32, t.shape(), t.to_doubles());
+  }
+  const auto want = reference::evaluate(plain, env, inputs, reference::Mode::Native).outputs;
+  const auto got = reference::evaluate(with_edges, env, as_f32, reference::Mode::Native).outputs;
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < got.size(); ++o) {
+    EXPECT_EQ(got[o].dtype(), DType::f32);
+    EXPECT_EQ(got[o].to_doubles(), want[o].to_doubles()) << "output " << o;
+  }
+}
+
 // A dim variable no param has (arange(end=n)) travels as an extent input u8[n] named in the
 // metadata; the import reads n from it and makes no param of it.
 TEST(OnnxRoundTrip, ADimVariableWithoutAnInputTravelsAsAnExtentInput) {

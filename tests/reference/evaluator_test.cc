@@ -74,9 +74,9 @@ TEST(Evaluator, ShapeDisagreementIsAnInternalErrorNamingTheOp) {
 
 TEST(Evaluator, EveryOpHasAKernel) {
   for (const OpDef* op : OpRegistry::get().all()) {
-    EXPECT_NE(reference::KernelTable::get().find(op->name), nullptr) << op->name;
+    EXPECT_NE(reference::kernels().find(op->name), nullptr) << op->name;
   }
-  EXPECT_EQ(reference::KernelTable::get().names().size(), OpRegistry::get().all().size());
+  EXPECT_EQ(reference::kernels().ops().size(), OpRegistry::get().all().size());
 }
 
 TEST(Evaluator, InputsAreDeterministicAndRespectDomains) {

@@ -198,9 +198,10 @@ void rope(RuleContext& c) {
 
 }  // namespace
 
-void register_attention_rules() {
-  add_rule("attention", attention);
-  add_rule("rope", rope);
+void register_attention_rules(RuleTable& t) {
+  t.add("attention", attention);
+  t.add("rope", rope);
+  for (const char* op : {"causal_mask", "sliding_window_mask"}) t.add(op, exact_values_rule);
 }
 
 }  // namespace difftest::tolerance

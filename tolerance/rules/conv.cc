@@ -21,10 +21,11 @@ void conv(RuleContext& c) {
 
 }  // namespace
 
-void register_conv_rules() {
-  add_rule("conv1d", conv);
-  add_rule("conv2d", conv);
-  add_rule("conv_transpose1d", conv);
+void register_conv_rules(RuleTable& t) {
+  t.add("conv1d", conv);
+  t.add("conv2d", conv);
+  t.add("conv_transpose1d", conv);
+  t.add("upsample_nearest1d", moved_values_rule);
 }
 
 }  // namespace difftest::tolerance

@@ -1,6 +1,7 @@
-// Error rules of ops that move values without arithmetic (shape ops, upsampling) and of ops
-// that create values from attributes. Moved errors and uncertainty flags are computed by running
-// the op's reference kernel on the error and indicator tensors.
+// Error rules of the shape family (ops that move values without arithmetic) and the creation
+// family (values made from attributes); moved_values_rule and exact_values_rule also serve the
+// upsampling (conv family) and the masks (attention family). Moved errors and uncertainty flags
+// are computed by running the op's reference kernel on the error and indicator tensors.
 #include <cmath>
 
 #include "compiler/tensor/indexing.h"
@@ -47,12 +48,6 @@ void move(RuleContext& c, const std::vector<size_t>& data_operands) {
   }
 }
 
-void move_all(RuleContext& c) {
-  std::vector<size_t> all;
-  for (size_t i = 0; i < c.in.size(); ++i) all.push_back(i);
-  move(c, all);
-}
-
 // take: values move from x; an uncertain index makes its whole gathered slice uncertain.
 void take(RuleContext& c) {
   move(c, {0});
@@ -70,8 +65,6 @@ void take(RuleContext& c) {
   }
 }
 
-void exact(RuleContext&) {}
-
 void arange(RuleContext& c) {
   Bounded& out = c.out[0];
   for (size_t i = 0; i < out.ref.size(); ++i) out.err[i] = rounding_error(out.ref[i], out.dtype);
@@ -79,14 +72,25 @@ void arange(RuleContext& c) {
 
 }  // namespace
 
-void register_data_movement_rules() {
+void moved_values_rule(RuleContext& c) {
+  std::vector<size_t> all;
+  for (size_t i = 0; i < c.in.size(); ++i) all.push_back(i);
+  move(c, all);
+}
+
+void exact_values_rule(RuleContext&) {}
+
+void register_shape_rules(RuleTable& t) {
   for (const char* op : {"reshape", "permute_dims", "broadcast_to", "concat", "split", "strided_slice", "squeeze",
-                         "expand_dims", "slice_scatter", "repeat", "tril", "triu", "upsample_nearest1d"}) {
-    add_rule(op, move_all);
+                         "expand_dims", "slice_scatter", "repeat", "tril", "triu"}) {
+    t.add(op, moved_values_rule);
   }
-  add_rule("take", take);
-  add_rule("arange", arange);
-  for (const char* op : {"full", "zeros", "ones", "causal_mask", "sliding_window_mask"}) add_rule(op, exact);
+  t.add("take", take);
+}
+
+void register_creation_rules(RuleTable& t) {
+  t.add("arange", arange);
+  for (const char* op : {"full", "zeros", "ones"}) t.add(op, exact_values_rule);
 }
 
 }  // namespace difftest::tolerance

@@ -133,18 +133,18 @@ void propagate_only(RuleContext& c) {  // exact integer / bool ops: uncertainty 
 
 }  // namespace
 
-void register_elementwise_rules() {
+void register_elementwise_rules(RuleTable& t) {
   for (const char* op : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "silu", "gelu", "erf", "sin", "cos",
                          "floor", "round", "neg", "abs", "relu", "leaky_relu", "clip"}) {
-    add_rule(op, unary);
+    t.add(op, unary);
   }
   for (const char* op : {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "floor_divide", "floor_mod",
                          "atan2", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}) {
-    add_rule(op, binary);
+    t.add(op, binary);
   }
-  for (const char* op : {"logical_and", "logical_or", "logical_xor", "logical_not"}) add_rule(op, propagate_only);
-  add_rule("where", where);
-  add_rule("cast", cast);
+  for (const char* op : {"logical_and", "logical_or", "logical_xor", "logical_not"}) t.add(op, propagate_only);
+  t.add("where", where);
+  t.add("cast", cast);
 }
 
 }  // namespace difftest::tolerance

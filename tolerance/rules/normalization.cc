@@ -259,13 +259,13 @@ bool softmax_bound(const std::vector<double>& x, const std::vector<double>& ex, 
   return true;
 }
 
-void register_normalization_rules() {
-  add_rule("softmax", softmax<false>);
-  add_rule("log_softmax", softmax<true>);
-  add_rule("rms_norm", axis_norm<true>);
-  add_rule("layer_norm", axis_norm<false>);
-  add_rule("group_norm", channel_norm<true>);
-  add_rule("instance_norm", channel_norm<false>);
+void register_normalization_rules(RuleTable& t) {
+  t.add("softmax", softmax<false>);
+  t.add("log_softmax", softmax<true>);
+  t.add("rms_norm", axis_norm<true>);
+  t.add("layer_norm", axis_norm<false>);
+  t.add("group_norm", channel_norm<true>);
+  t.add("instance_norm", channel_norm<false>);
 }
 
 }  // namespace difftest::tolerance

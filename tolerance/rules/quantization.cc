@@ -100,9 +100,9 @@ void quantize(RuleContext& c) {
 
 }  // namespace
 
-void register_quantization_rules() {
-  add_rule("quantize", quantize);
-  add_rule("dequantize", dequantize);
+void register_quantization_rules(RuleTable& t) {
+  t.add("quantize", quantize);
+  t.add("dequantize", dequantize);
 }
 
 }  // namespace difftest::tolerance

@@ -160,12 +160,15 @@ void dot_product_bound(RuleContext& c, int64_t k) {
   }
 }
 
-void register_reduction_linalg_rules() {
-  for (const char* op : {"sum", "mean", "prod", "max", "min"}) add_rule(op, reduce);
-  add_rule("argmax", arg_reduce);
-  add_rule("argmin", arg_reduce);
-  add_rule("matmul", matmul_like);
-  add_rule("linear", matmul_like);
+void register_reduction_rules(RuleTable& t) {
+  for (const char* op : {"sum", "mean", "prod", "max", "min"}) t.add(op, reduce);
+  t.add("argmax", arg_reduce);
+  t.add("argmin", arg_reduce);
+}
+
+void register_linalg_rules(RuleTable& t) {
+  t.add("matmul", matmul_like);
+  t.add("linear", matmul_like);
 }
 
 }  // namespace difftest::tolerance

@@ -213,11 +213,11 @@ Stmt rope(LowerContext& c) {
 
 }  // namespace
 
-void register_attention_lowerings() {
-  add_lowering("causal_mask", mask_lowering(false));
-  add_lowering("sliding_window_mask", mask_lowering(true));
-  add_lowering("attention", [](LowerContext& c) { return AttentionLowering(c).lower(); });
-  add_lowering("rope", rope);
+void register_attention_lowerings(LoweringTable& t) {
+  t.add("causal_mask", mask_lowering(false));
+  t.add("sliding_window_mask", mask_lowering(true));
+  t.add("attention", [](LowerContext& c) { return AttentionLowering(c).lower(); });
+  t.add("rope", rope);
 }
 
 }  // namespace difftest::passes

@@ -108,11 +108,11 @@ Stmt upsample_nearest1d(LowerContext& c) {
 
 }  // namespace
 
-void register_conv_lowerings() {
-  add_lowering("conv1d", conv1d);
-  add_lowering("conv2d", conv2d);
-  add_lowering("conv_transpose1d", conv_transpose1d);
-  add_lowering("upsample_nearest1d", upsample_nearest1d);
+void register_conv_lowerings(LoweringTable& t) {
+  t.add("conv1d", conv1d);
+  t.add("conv2d", conv2d);
+  t.add("conv_transpose1d", conv_transpose1d);
+  t.add("upsample_nearest1d", upsample_nearest1d);
 }
 
 }  // namespace difftest::passes

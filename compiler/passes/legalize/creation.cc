@@ -28,11 +28,11 @@ Stmt fill(LowerContext& c, double value) {
 
 }  // namespace
 
-void register_creation_lowerings() {
-  add_lowering("arange", arange);
-  add_lowering("full", [](LowerContext& c) { return fill(c, c.attrs().get_float("value")); });
-  add_lowering("zeros", [](LowerContext& c) { return fill(c, 0); });
-  add_lowering("ones", [](LowerContext& c) { return fill(c, 1); });
+void register_creation_lowerings(LoweringTable& t) {
+  t.add("arange", arange);
+  t.add("full", [](LowerContext& c) { return fill(c, c.attrs().get_float("value")); });
+  t.add("zeros", [](LowerContext& c) { return fill(c, 0); });
+  t.add("ones", [](LowerContext& c) { return fill(c, 1); });
 }
 
 }  // namespace difftest::passes

@@ -99,50 +99,48 @@ Lowering comparison(loop::CmpOp op) {
 
 }  // namespace
 
-void register_elementwise_lowerings() {
-  for (const char* f : {"exp", "log", "sqrt", "tanh", "erf", "sin", "cos", "floor", "round"}) add_lowering(f, intrinsic(f));
-  add_lowering("rsqrt", composite(rsqrt));
-  add_lowering("sigmoid", composite(sigmoid));
-  add_lowering("silu", composite(silu));
-  add_lowering("gelu", elementwise([](const LowerContext& c, const std::vector<Expr>& a) {
-                 const DType t = a[0].dtype();
-                 const Expr x = loop::cast(compute_type(t), a[0]);
-                 return loop::cast(t, c.attrs().get_string("approximate") == "tanh" ? gelu_tanh(x) : gelu_erf(x));
-               }));
-  add_lowering("neg", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return -a[0]; }));
-  add_lowering("abs", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return abs_value(a[0]); }));
-  add_lowering("relu", elementwise([](const LowerContext&, const std::vector<Expr>& a) {
-                 return loop::max(a[0], loop::imm(0, a[0].dtype()));
-               }));
-  add_lowering("leaky_relu", elementwise([](const LowerContext& c, const std::vector<Expr>& a) {
-                 const Expr alpha = loop::imm(c.attrs().get_float("alpha"), a[0].dtype());
-                 return loop::select(a[0] >= loop::imm(0, a[0].dtype()), a[0], alpha * a[0]);
-               }));
-  add_lowering("clip", elementwise([](const LowerContext& c, const std::vector<Expr>& a) {
-                 const DType t = a[0].dtype();
-                 return loop::min(loop::max(a[0], loop::imm(c.attrs().get_float("min"), t)),
-                                  loop::imm(c.attrs().get_float("max"), t));
-               }));
+void register_elementwise_lowerings(LoweringTable& t) {
+  for (const char* f : {"exp", "log", "sqrt", "tanh", "erf", "sin", "cos", "floor", "round"}) t.add(f, intrinsic(f));
+  t.add("rsqrt", composite(rsqrt));
+  t.add("sigmoid", composite(sigmoid));
+  t.add("silu", composite(silu));
+  t.add("gelu", elementwise([](const LowerContext& c, const std::vector<Expr>& a) {
+          const DType t = a[0].dtype();
+          const Expr x = loop::cast(compute_type(t), a[0]);
+          return loop::cast(t, c.attrs().get_string("approximate") == "tanh" ? gelu_tanh(x) : gelu_erf(x));
+        }));
+  t.add("neg", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return -a[0]; }));
+  t.add("abs", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return abs_value(a[0]); }));
+  t.add("relu", elementwise([](const LowerContext&, const std::vector<Expr>& a) {
+          return loop::max(a[0], loop::imm(0, a[0].dtype()));
+        }));
+  t.add("leaky_relu", elementwise([](const LowerContext& c, const std::vector<Expr>& a) {
+          const Expr alpha = loop::imm(c.attrs().get_float("alpha"), a[0].dtype());
+          return loop::select(a[0] >= loop::imm(0, a[0].dtype()), a[0], alpha * a[0]);
+        }));
+  t.add("clip", elementwise([](const LowerContext& c, const std::vector<Expr>& a) {
+          const DType t = a[0].dtype();
+          return loop::min(loop::max(a[0], loop::imm(c.attrs().get_float("min"), t)),
+                           loop::imm(c.attrs().get_float("max"), t));
+        }));
   const std::map<std::string, loop::BinOp> binaries = {
       {"add", loop::BinOp::Add},          {"sub", loop::BinOp::Sub},          {"mul", loop::BinOp::Mul},
       {"div", loop::BinOp::Div},          {"maximum", loop::BinOp::Max},      {"minimum", loop::BinOp::Min},
       {"floor_divide", loop::BinOp::FloorDiv}, {"floor_mod", loop::BinOp::FloorMod}, {"logical_and", loop::BinOp::And},
       {"logical_or", loop::BinOp::Or}};
-  for (const auto& [name, op] : binaries) add_lowering(name, binary(op));
-  add_lowering("pow", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return Expr::call("pow", a); }));
-  add_lowering("atan2", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return Expr::call("atan2", a); }));
+  for (const auto& [name, op] : binaries) t.add(name, binary(op));
+  t.add("pow", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return Expr::call("pow", a); }));
+  t.add("atan2", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return Expr::call("atan2", a); }));
   const std::map<std::string, loop::CmpOp> comparisons = {
       {"equal", loop::CmpOp::EQ}, {"not_equal", loop::CmpOp::NE},   {"less", loop::CmpOp::LT},
       {"less_equal", loop::CmpOp::LE}, {"greater", loop::CmpOp::GT}, {"greater_equal", loop::CmpOp::GE},
       {"logical_xor", loop::CmpOp::NE}};
-  for (const auto& [name, op] : comparisons) add_lowering(name, comparison(op));
-  add_lowering("logical_not", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return !a[0]; }));
-  add_lowering("where", elementwise([](const LowerContext&, const std::vector<Expr>& a) {
-                 return Expr::select(a[0], a[1], a[2]);
-               }));
-  add_lowering("cast", elementwise([](const LowerContext& c, const std::vector<Expr>& a) {
-                 return loop::cast(c.out_dtype(), a[0]);
-               }));
+  for (const auto& [name, op] : comparisons) t.add(name, comparison(op));
+  t.add("logical_not", elementwise([](const LowerContext&, const std::vector<Expr>& a) { return !a[0]; }));
+  t.add("where",
+        elementwise([](const LowerContext&, const std::vector<Expr>& a) { return Expr::select(a[0], a[1], a[2]); }));
+  t.add("cast",
+        elementwise([](const LowerContext& c, const std::vector<Expr>& a) { return loop::cast(c.out_dtype(), a[0]); }));
 }
 
 }  // namespace difftest::passes

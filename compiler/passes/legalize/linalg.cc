@@ -88,9 +88,9 @@ Stmt linear(LowerContext& c) {
 
 }  // namespace
 
-void register_linalg_lowerings() {
-  add_lowering("matmul", matmul);
-  add_lowering("linear", linear);
+void register_linalg_lowerings(LoweringTable& t) {
+  t.add("matmul", matmul);
+  t.add("linear", linear);
 }
 
 }  // namespace difftest::passes

@@ -42,35 +42,16 @@ loop::Buffer LowerContext::scratch(const std::string& hint, DType t, std::vector
   return loop::Buffer::make(fmt::format("{}{}", hint, next_var++), t, std::move(shape));
 }
 
-namespace {
-
-std::map<std::string, Lowering>& table() {
-  static std::map<std::string, Lowering> t;
-  return t;
+const LoweringTable& lowerings() {
+  static const LoweringTable table = [] {
+    LoweringTable table("lowering");
+    DIFFTEST_REGISTER_ALL_FAMILIES(lowerings)
+    return table;
+  }();
+  return table;
 }
 
-}  // namespace
-
-void add_lowering(const std::string& op, Lowering l) {
-  DT_CHECK(table().emplace(op, std::move(l)).second, fmt::format("lowering for '{}' added twice", op));
-}
-
-const Lowering* find_lowering(const std::string& op) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    register_elementwise_lowerings();
-    register_reduction_lowerings();
-    register_linalg_lowerings();
-    register_normalization_lowerings();
-    register_shape_lowerings();
-    register_creation_lowerings();
-    register_attention_lowerings();
-    register_quantization_lowerings();
-    register_conv_lowerings();
-  });
-  const auto it = table().find(op);
-  return it == table().end() ? nullptr : &it->second;
-}
+const Lowering* find_lowering(const std::string& op) { return lowerings().find(op); }
 
 loop::Expr flat_index(const std::vector<loop::Expr>& idx, const std::vector<loop::Expr>& shape) {
   DT_CHECK(idx.size() == shape.size(), "flat_index: rank mismatch");

@@ -11,6 +11,7 @@
 
 #include "compiler/ir/ir.h"
 #include "compiler/loop/ir.h"
+#include "compiler/ops/op_table.h"
 
 namespace difftest::passes {
 
@@ -36,19 +37,21 @@ struct LowerContext {
 };
 
 using Lowering = std::function<loop::Stmt(LowerContext&)>;
-void add_lowering(const std::string& op, Lowering l);
+// Every op's lowering, registered per family (compiler/ops/op_table.h).
+using LoweringTable = OpTable<Lowering>;
+const LoweringTable& lowerings();
 const Lowering* find_lowering(const std::string& op);
 
 // Registration, one function per family file.
-void register_elementwise_lowerings();
-void register_reduction_lowerings();
-void register_linalg_lowerings();
-void register_normalization_lowerings();
-void register_shape_lowerings();
-void register_creation_lowerings();
-void register_attention_lowerings();
-void register_quantization_lowerings();
-void register_conv_lowerings();
+void register_elementwise_lowerings(LoweringTable& t);
+void register_reduction_lowerings(LoweringTable& t);
+void register_linalg_lowerings(LoweringTable& t);
+void register_normalization_lowerings(LoweringTable& t);
+void register_shape_lowerings(LoweringTable& t);
+void register_creation_lowerings(LoweringTable& t);
+void register_attention_lowerings(LoweringTable& t);
+void register_quantization_lowerings(LoweringTable& t);
+void register_conv_lowerings(LoweringTable& t);
 
 // ------------------------------------------------------------------------------- helpers
 

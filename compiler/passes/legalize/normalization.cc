@@ -224,13 +224,13 @@ Stmt instance_norm(LowerContext& c) {
 
 }  // namespace
 
-void register_normalization_lowerings() {
-  add_lowering("softmax", softmax_lowering(false));
-  add_lowering("log_softmax", softmax_lowering(true));
-  add_lowering("rms_norm", rms_norm);
-  add_lowering("layer_norm", layer_norm);
-  add_lowering("group_norm", group_norm);
-  add_lowering("instance_norm", instance_norm);
+void register_normalization_lowerings(LoweringTable& t) {
+  t.add("softmax", softmax_lowering(false));
+  t.add("log_softmax", softmax_lowering(true));
+  t.add("rms_norm", rms_norm);
+  t.add("layer_norm", layer_norm);
+  t.add("group_norm", group_norm);
+  t.add("instance_norm", instance_norm);
 }
 
 }  // namespace difftest::passes

@@ -188,9 +188,9 @@ Stmt dequantize(LowerContext& c) {
 
 }  // namespace
 
-void register_quantization_lowerings() {
-  add_lowering("quantize", [](LowerContext& c) { return is_ggml(c) ? ggml_quantize(c) : MlcQuantize(c).lower(); });
-  add_lowering("dequantize", dequantize);
+void register_quantization_lowerings(LoweringTable& t) {
+  t.add("quantize", [](LowerContext& c) { return is_ggml(c) ? ggml_quantize(c) : MlcQuantize(c).lower(); });
+  t.add("dequantize", dequantize);
 }
 
 }  // namespace difftest::passes

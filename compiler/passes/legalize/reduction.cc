@@ -161,14 +161,14 @@ Lowering arg_lowering(bool largest) {
 
 }  // namespace
 
-void register_reduction_lowerings() {
-  add_lowering("sum", fold_lowering(sum_fold));
-  add_lowering("mean", fold_lowering(mean_fold));
-  add_lowering("prod", fold_lowering(prod_fold));
-  add_lowering("max", fold_lowering(max_fold));
-  add_lowering("min", fold_lowering(min_fold));
-  add_lowering("argmax", arg_lowering(true));
-  add_lowering("argmin", arg_lowering(false));
+void register_reduction_lowerings(LoweringTable& t) {
+  t.add("sum", fold_lowering(sum_fold));
+  t.add("mean", fold_lowering(mean_fold));
+  t.add("prod", fold_lowering(prod_fold));
+  t.add("max", fold_lowering(max_fold));
+  t.add("min", fold_lowering(min_fold));
+  t.add("argmax", arg_lowering(true));
+  t.add("argmin", arg_lowering(false));
 }
 
 }  // namespace difftest::passes

@@ -180,20 +180,20 @@ Lowering triangle(bool lower) {
 
 }  // namespace
 
-void register_shape_lowerings() {
-  add_lowering("reshape", copy_flat);
-  add_lowering("squeeze", copy_flat);
-  add_lowering("expand_dims", copy_flat);
-  add_lowering("permute_dims", permute_dims);
-  add_lowering("broadcast_to", broadcast_to);
-  add_lowering("concat", concat);
-  add_lowering("split", split);
-  add_lowering("strided_slice", strided_slice);
-  add_lowering("take", take);
-  add_lowering("slice_scatter", slice_scatter);
-  add_lowering("repeat", repeat);
-  add_lowering("tril", triangle(true));
-  add_lowering("triu", triangle(false));
+void register_shape_lowerings(LoweringTable& t) {
+  t.add("reshape", copy_flat);
+  t.add("squeeze", copy_flat);
+  t.add("expand_dims", copy_flat);
+  t.add("permute_dims", permute_dims);
+  t.add("broadcast_to", broadcast_to);
+  t.add("concat", concat);
+  t.add("split", split);
+  t.add("strided_slice", strided_slice);
+  t.add("take", take);
+  t.add("slice_scatter", slice_scatter);
+  t.add("repeat", repeat);
+  t.add("tril", triangle(true));
+  t.add("triu", triangle(false));
 }
 
 }  // namespace difftest::passes
