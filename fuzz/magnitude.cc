@@ -175,11 +175,7 @@ void register_conv_magnitudes(MagnitudeTable& t) {
 }
 
 const MagnitudeTable& magnitudes() {
-  static const MagnitudeTable table = [] {
-    MagnitudeTable table("generator magnitude");
-    DIFFTEST_REGISTER_ALL_FAMILIES(magnitudes)
-    return table;
-  }();
+  static const MagnitudeTable table = DIFFTEST_BUILD_OP_TABLE(MagnitudeTable, "generator magnitude", magnitudes);
   return table;
 }
 

@@ -494,11 +494,7 @@ void register_conv_recipes(RecipeTable& t) {
 }  // namespace
 
 const RecipeTable& recipes() {
-  static const RecipeTable table = [] {
-    RecipeTable table("generator recipe");
-    DIFFTEST_REGISTER_ALL_FAMILIES(recipes)
-    return table;
-  }();
+  static const RecipeTable table = DIFFTEST_BUILD_OP_TABLE(RecipeTable, "generator recipe", recipes);
   return table;
 }
 

@@ -39,11 +39,7 @@ Tensor KernelContext::floats(size_t result, std::vector<int64_t> shape, const st
 int64_t KernelContext::eval(const sym::Expr& e) const { return sym::eval(e, env); }
 
 const KernelTable& kernels() {
-  static const KernelTable table = [] {
-    KernelTable table("reference kernel");
-    DIFFTEST_REGISTER_ALL_FAMILIES(kernels)
-    return table;
-  }();
+  static const KernelTable table = DIFFTEST_BUILD_OP_TABLE(KernelTable, "reference kernel", kernels);
   return table;
 }
 

@@ -125,11 +125,7 @@ void check_range(Bounded& r, const Value& v, BoundedProgram& out) {
 }  // namespace
 
 const RuleTable& rules() {
-  static const RuleTable table = [] {
-    RuleTable table("bound rule");
-    DIFFTEST_REGISTER_ALL_FAMILIES(rules)
-    return table;
-  }();
+  static const RuleTable table = DIFFTEST_BUILD_OP_TABLE(RuleTable, "bound rule", rules);
   return table;
 }
 

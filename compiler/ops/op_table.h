@@ -29,6 +29,13 @@
 // In a function holding an OpTable named `table`: register_<family>_<aspect>(table) for every
 // family, in order.
 #define DIFFTEST_REGISTER_ALL_FAMILIES(aspect) DIFFTEST_OP_FAMILY_LIST(DIFFTEST_REGISTER_FAMILY, aspect)
+// An aspect's table, filled by every family: `static const T t = DIFFTEST_BUILD_OP_TABLE(T, "what", aspect);`
+#define DIFFTEST_BUILD_OP_TABLE(Table, description, aspect) \
+  [] {                                                      \
+    Table table(description);                               \
+    DIFFTEST_REGISTER_ALL_FAMILIES(aspect)                  \
+    return table;                                           \
+  }()
 
 namespace difftest {
 

@@ -122,11 +122,7 @@ void register_conv_relax_ops(RelaxOpTable& t) {
 }  // namespace
 
 const RelaxOpTable& relax_op_table() {
-  static const RelaxOpTable table = [] {
-    RelaxOpTable table("TVMScript Relax op");
-    DIFFTEST_REGISTER_ALL_FAMILIES(relax_ops)
-    return table;
-  }();
+  static const RelaxOpTable table = DIFFTEST_BUILD_OP_TABLE(RelaxOpTable, "TVMScript Relax op", relax_ops);
   return table;
 }
 

@@ -1,7 +1,7 @@
-// Emitters of the layer ops (export_context.h): attention and rope in the decompositions
-// torch.onnx and Optimum write for Llama/Gemma-style models (the patterns an ONNX compiler's
-// fusion passes look for), the norms, and the transposed convolution and upsampling as their
-// ONNX nodes.
+// Emitters of the normalization, attention and conv families (export_context.h): attention and
+// rope in the decompositions torch.onnx and Optimum write for Llama/Gemma-style models (the
+// patterns an ONNX compiler's fusion passes look for), the norms, the masks from positions, and
+// the convolutions and upsampling as their ONNX nodes.
 #include <fmt/format.h>
 
 #include <cmath>

@@ -1,6 +1,7 @@
-// One emitter per difftest op (export_context.h): the ONNX nodes that compute it. Where ONNX has
-// no counterpart, the decomposition real exporters emit, its equivalent forms drawn from the
-// form seed. An op without an emitter is Unsupported, never approximated.
+// Emitters of the elementwise, reduction, linalg, shape and creation families
+// (export_context.h): the ONNX nodes that compute each op. Where ONNX has no counterpart, the
+// decomposition real exporters emit, its equivalent forms drawn from the form seed. An op
+// without an emitter is Unsupported, never approximated.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -494,11 +495,7 @@ void register_creation_onnx_emitters(EmitterTable& t) {
 }
 
 const EmitterTable& emitters() {
-  static const EmitterTable table = [] {
-    EmitterTable table("ONNX export");
-    DIFFTEST_REGISTER_ALL_FAMILIES(onnx_emitters)
-    return table;
-  }();
+  static const EmitterTable table = DIFFTEST_BUILD_OP_TABLE(EmitterTable, "ONNX export", onnx_emitters);
   return table;
 }
 

@@ -43,11 +43,7 @@ loop::Buffer LowerContext::scratch(const std::string& hint, DType t, std::vector
 }
 
 const LoweringTable& lowerings() {
-  static const LoweringTable table = [] {
-    LoweringTable table("lowering");
-    DIFFTEST_REGISTER_ALL_FAMILIES(lowerings)
-    return table;
-  }();
+  static const LoweringTable table = DIFFTEST_BUILD_OP_TABLE(LoweringTable, "lowering", lowerings);
   return table;
 }
 
