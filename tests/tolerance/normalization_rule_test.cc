@@ -88,5 +88,50 @@ TEST(NormalizationRule, ProbabilisticRmsNormBoundsHoldForIndependentInputErrors)
   EXPECT_GT(worst, 0.5);  // the bound is not loose: the elements' own errors reach most of it
 }
 
+// Softmax of scores perturbed within their bounds, in f64 from the definition.
+std::vector<double> softmax_of(const std::vector<double>& x) {
+  const double m = *std::max_element(x.begin(), x.end());
+  double s = 0;
+  for (double v : x) s += std::exp(v - m);
+  std::vector<double> y;
+  for (double v : x) y.push_back(std::exp(v - m) / s);
+  return y;
+}
+
+// Seed 3003806's false alarm: a softmax over an axis of one element, whose score had inherited
+// a bound of several hundred (beyond exp's range), got a bound of -0.996 and every correct
+// result (exactly 1) was a mismatch. A one-element row is exact whatever its input's bound.
+TEST(NormalizationRule, SoftmaxOfOneElementIsExactWhateverTheInputBound) {
+  for (double input_bound : {0.0, 1.0, 300.0, 800.0, 1e6}) {
+    std::vector<double> y, ey;
+    ASSERT_TRUE(softmax_bound({2.5}, {input_bound}, DType::f32, Options{}, y, ey));
+    EXPECT_EQ(y[0], 1.0) << input_bound;
+    EXPECT_GE(ey[0], 0.0) << input_bound;
+    EXPECT_LT(ey[0], 1e-5) << input_bound;  // only the roundings of exp, sum and division
+  }
+}
+
+// Scores with bounds from small to beyond exp's range: every bound is non-negative, none
+// claims more than [0, 1] allows, and the corners (each score at an end of its interval) stay
+// inside them.
+TEST(NormalizationRule, SoftmaxBoundsHoldAtTheCornersForHugeInputBounds) {
+  const std::vector<double> x = {0.5, -1.0, 3.0, 2.0};
+  for (double scale : {0.01, 1.0, 50.0, 400.0, 1000.0}) {
+    const std::vector<double> ex = {scale, 2 * scale, 0.5 * scale, scale};
+    std::vector<double> y, ey;
+    ASSERT_TRUE(softmax_bound(x, ex, DType::f32, Options{}, y, ey));
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_GE(ey[i], 0.0) << scale;
+      EXPECT_LE(ey[i], 1.01) << scale;
+    }
+    for (unsigned corner = 0; corner < 16; ++corner) {
+      std::vector<double> xp = x;
+      for (size_t j = 0; j < x.size(); ++j) xp[j] += (corner >> j & 1) ? ex[j] : -ex[j];
+      const std::vector<double> yp = softmax_of(xp);
+      for (size_t i = 0; i < x.size(); ++i) EXPECT_LE(std::fabs(yp[i] - y[i]), ey[i]) << scale << " " << corner;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace difftest::tolerance

@@ -220,17 +220,28 @@ bool softmax_bound(const std::vector<double>& x, const std::vector<double>& ex, 
     m = std::max(m, x[i]);
     em = std::max(em, ex[i]);
   }
-  std::vector<double> d(n), p(n), t(n);
-  double s = 0, up = 0;  // up: sum_j t_j e^{p_j}
+  // The corner sums are kept as a log scale plus a sum of terms at most 1, so an input error
+  // beyond exp's range (a bound of hundreds on a score) still gives finite, ordered corners.
+  std::vector<double> d(n), p(n);
+  double s = 0, up_scale = -INFINITY, down_scale = -INFINITY;
   for (size_t k = 0; k < n; ++k) {
     d[k] = x[k] - m;
     p[k] = ex[k] + rounding_error(std::fabs(d[k]) + ex[k] + em, acc);
-    t[k] = std::exp(d[k]);
-    s += t[k];
-    up += t[k] * std::exp(p[k]);
+    s += std::exp(d[k]);
+    up_scale = std::max(up_scale, d[k] + p[k]);
+    down_scale = std::max(down_scale, d[k] - p[k]);
   }
-  double down = 0;  // sum_j t_j e^{-p_j}
-  for (size_t k = 0; k < n; ++k) down += t[k] * std::exp(-p[k]);
+  double up = 0, down = 0;  // sum_j e^{d_j + p_j - up_scale}, sum_j e^{d_j - p_j - down_scale}
+  for (size_t k = 0; k < n; ++k) {
+    up += std::exp(d[k] + p[k] - up_scale);
+    down += std::exp(d[k] - p[k] - down_scale);
+  }
+  // log(e^a + e^scale * others) without overflow; others >= 0 after the cancellation below.
+  const auto log_add = [](double a, double scale, double others) {
+    if (!(others > 0)) return a;
+    const double b = scale + std::log(others), top = std::max(a, b);
+    return top + std::log(std::exp(a - top) + std::exp(b - top));
+  };
   // Roundings, all relative because every term is positive: each exp (libm), the sum of n terms,
   // the division (softmax) or the log of the sum (log_softmax).
   const double a = libm_error(1.0, acc);
@@ -239,21 +250,22 @@ bool softmax_bound(const std::vector<double>& x, const std::vector<double>& ex, 
   y.resize(n);
   ey.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    // log of the extreme values of y_i under the perturbations.
-    const double others_up = std::max(0.0, up - t[i] * std::exp(p[i]));
-    const double others_down = std::max(0.0, down - t[i] * std::exp(-p[i]));
-    const double log_hi = d[i] + p[i] - std::log(t[i] * std::exp(p[i]) + others_down);
-    const double log_lo = d[i] - p[i] - std::log(t[i] * std::exp(-p[i]) + others_up);
+    // log of the extreme values of y_i under the perturbations: y_i is largest with its own
+    // score up and every other score down, smallest the other way round.
+    const double others_down = std::max(0.0, down - std::exp(d[i] - p[i] - down_scale));
+    const double others_up = std::max(0.0, up - std::exp(d[i] + p[i] - up_scale));
+    const double log_hi = std::min(0.0, d[i] + p[i] - log_add(d[i] + p[i], down_scale, others_down));
+    const double log_lo = std::min(0.0, d[i] - p[i] - log_add(d[i] - p[i], up_scale, others_up));
     const double log_y = d[i] - std::log(s);
     if (log) {
       y[i] = log_y;
-      ey[i] = std::max(log_hi - log_y, log_y - log_lo) - std::log1p(-beta) + libm_error(std::log(s), acc) +
+      ey[i] = std::max({log_hi - log_y, log_y - log_lo, 0.0}) - std::log1p(-beta) + libm_error(std::log(s), acc) +
               rounding_error(log_y, acc);
     } else {
-      y[i] = t[i] / s;
+      y[i] = std::exp(d[i]) / s;
       const double hi = std::exp(log_hi), lo = std::exp(log_lo);
       const double rho = (1 + a) * (1 + unit_roundoff(acc)) / (1 - beta) - 1;
-      ey[i] = std::max(hi - y[i], y[i] - lo) + hi * rho + rounding_error(y[i], acc);
+      ey[i] = std::max({hi - y[i], y[i] - lo, 0.0}) + hi * rho + rounding_error(y[i], acc);
     }
   }
   return true;
