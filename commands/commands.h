@@ -60,6 +60,8 @@ int compile_command(const CompileRequest& r, const Print& out, const Print& log)
 // The registries: passes and pipelines, faults, ops (`markdown`: docs/ops.md).
 int list_passes_command(const Print& out);
 int list_faults_command(const Print& out);
+// The compilers --backend can put under test: name, identity, version, levels, availability.
+int backends_command(const Print& out);
 int list_ops_command(bool markdown, const Print& out);
 
 // fuzz: a campaign over seeds, its summary, and with `reduce` every distinct failure reduced.

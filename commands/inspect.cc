@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "backends/backends.h"
 #include "commands/commands.h"
 #include "commands/shared.h"
 #include "compiler/codegen/codegen.h"
@@ -193,6 +194,17 @@ int list_faults_command(const Print& out) {
   for (const auto& f : faults::all_faults()) width = std::max(width, f.name.size() + 2);
   for (const auto& f : faults::all_faults()) {
     out(fmt::format("{:<{}}{} [{}]\n", f.name, width, f.description, f.pass));
+  }
+  return kOk;
+}
+
+int backends_command(const Print& out) {
+  for (const auto& b : backends::all_backends()) {
+    const std::string missing = b.missing();
+    out(fmt::format("{:<9}{}\n         version {}; levels {}; default check {}{}\n         {}\n", b.name,
+                    b.compiler->identity(), b.version(), fmt::join(b.levels, ", "), fmt::join(b.default_opt, ","),
+                    b.default_orders ? fmt::format(" and {} random orders", b.default_orders) : "",
+                    missing.empty() ? "available" : "not available: " + missing));
   }
   return kOk;
 }

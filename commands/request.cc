@@ -1,5 +1,8 @@
 #include "commands/request.h"
 
+#include <algorithm>
+
+#include "backends/backends.h"
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/pipeline/pass_manager.h"
@@ -21,14 +24,36 @@ std::vector<std::string> split_list(const std::string& s) {
 
 oracle::CheckOptions check_options(const CheckRequest& r) {
   oracle::CheckOptions options;
+  const backends::Backend& backend = backends::find_backend(r.backend, "--backend");
   options.pipelines = r.opt == "none" ? std::vector<std::string>{} : split_list(r.opt);
-  for (const auto& name : options.pipelines) pipeline::find_pipeline(name);
+  if (!backend.builtin()) {
+    options.compiler = backend.compiler;
+    if (!r.was_given("--opt")) options.pipelines = backend.default_opt;
+    if (!r.passes.empty()) throw UserError(ErrorKind::Usage, "--passes: pass lists are the builtin compiler's");
+    if (r.was_given("--orders") && r.orders > 0) {
+      throw UserError(ErrorKind::Usage, "--orders: random pass orders are the builtin compiler's");
+    }
+    options.cross_checks.clear();
+    for (const auto& [a, b] : backend.cross_checks) {
+      const auto& p = options.pipelines;
+      if (std::find(p.begin(), p.end(), a) != p.end() && std::find(p.begin(), p.end(), b) != p.end()) {
+        options.cross_checks.emplace_back(a, b);
+      }
+    }
+  }
+  for (const auto& name : options.pipelines) {
+    if (backend.builtin()) {
+      pipeline::find_pipeline(name);
+    } else {
+      backend.compiler->named(name, "--opt");
+    }
+  }
   if (!r.passes.empty()) {
     pipeline::Pipeline custom{"custom", pipeline::parse_pass_list(r.passes, "--passes"), r.passes_llvm};
     custom.fma_contraction = r.passes_fma;
     options.custom.push_back(std::move(custom));
   }
-  options.random_orders = r.orders;
+  options.random_orders = backend.builtin() ? r.orders : 0;
   if (options.pipelines.empty() && options.custom.empty() && options.random_orders == 0) {
     throw UserError(ErrorKind::Usage, "--opt: no pipeline given (and no --passes or --orders)");
   }

@@ -26,6 +26,7 @@ using Print = std::function<void(const std::string&)>;
 // Shared by --seed, run, fuzz, gate, reduce and bisect: which pipelines, how long, which faults.
 struct CheckRequest {
   std::string opt = fmt::format("{}", fmt::join(oracle::default_check_options().pipelines, ","));
+  std::string backend = "builtin";  // backends/backends.h
   std::string passes, save_dir, weights;
   int orders = oracle::default_check_options().random_orders, passes_llvm = 0;
   bool passes_fma = false, json = false;

@@ -13,6 +13,9 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm run ONNX Runtime (the ort backend); Debian's nodejs has no npm of its own.
+command -v node > /dev/null || missing+=(nodejs)
+command -v npm > /dev/null || missing+=(npm)
 if ((${#missing[@]})); then
   echo "installing: ${missing[*]}"
   sudo=""
@@ -34,4 +37,12 @@ elif [ -n "${1:-}" ]; then
   exit 2
 fi
 cmake -S . -B "$build_dir" "${cmake_args[@]}" > /dev/null
+# ONNX Runtime for the ort backend: the pinned onnxruntime-node (backends/onnxruntime/package-lock.json)
+# into the build tree, from the npm registry only (its install script, which would fetch GPU
+# binaries from elsewhere, is skipped: the CPU library ships in the package).
+ort_dir="$build_dir/onnxruntime-node"
+if ! cmp -s "$ort_dir/package-lock.json" "$ort_dir/node_modules/.package-lock.json.installed" 2> /dev/null; then
+  (cd "$ort_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  cp "$ort_dir/package-lock.json" "$ort_dir/node_modules/.package-lock.json.installed"
+fi
 cmake --build "$build_dir"

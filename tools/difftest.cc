@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   add_gate_flags(gate, gf);
 
   auto* list_faults = app.add_subcommand("list-faults", "list the test faults --inject can turn on");
+  auto* backends = app.add_subcommand("backends", "list the compilers --backend can put under test");
 
   auto* check = app.add_subcommand("check", "parse and verify IR files, print their canonical form");
   std::vector<std::string> files;
@@ -187,6 +188,7 @@ int main(int argc, char** argv) {
     if (fuzz->parsed()) return commands::fuzz_command(ff, progress, print_out);
     if (gate->parsed()) return commands::gate_command(gf, progress, print_out);
     if (list_faults->parsed()) return commands::list_faults_command(print_out);
+    if (backends->parsed()) return commands::backends_command(print_out);
     if (reduce->parsed()) return commands::reduce_command(rdf, progress, print_out);
     if (bisect->parsed()) return commands::bisect_command(bsf, progress, print_out);
     if (import->parsed()) return commands::import_command(imp, print_out);

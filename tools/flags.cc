@@ -43,7 +43,11 @@ CLI::Validator positive_finite() { return finite_at_least(false); }
 
 void add_check_flags(CLI::App* app, commands::CheckRequest& r, bool with_save) {
   r.given = [app](const std::string& flag) { return app->count(flag) > 0; };
-  app->add_option("--opt", r.opt, "comma-separated pipelines (default O0,O1,O2,O3; none: only --passes/--orders)");
+  app->add_option("--backend", r.backend,
+                  "the compiler under test: builtin (default) or ort (see `difftest backends`)");
+  app->add_option("--opt", r.opt,
+                  "comma-separated pipelines or levels (default: the backend's ladder, O0,O1,O2,O3 for builtin; "
+                  "none: only --passes/--orders)");
   app->add_option("--passes", r.passes, "also check this pass list a,b,c (see --list-passes)");
   app->add_option("--passes-llvm", r.passes_llvm, "LLVM level 0..3 for --passes (default 0)")->check(CLI::Range(0, 3));
   app->add_flag("--passes-fma", r.passes_fma, "with --passes: let LLVM contract a*b+c into FMAs");

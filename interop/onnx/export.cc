@@ -258,7 +258,15 @@ std::map<const Binding*, const Binding*> matmul_nbits_pairs(const Program& p, co
   for (const auto& b : p.bindings()) {
     for (const auto& r : b.results()) w.set_name(r, w.fresh(r.name()));
   }
-  for (size_t i = 0; i < p.bindings().size(); ++i) {
+  // Params first: a dim an earlier node computes may be read off a later param's shape, and a
+  // bf16 param is a Cast node (of its f32 input) that must come before it.
+  std::vector<size_t> order;
+  for (int params = 1; params >= 0; --params) {
+    for (size_t i = 0; i < p.bindings().size(); ++i) {
+      if ((p.bindings()[i].kind() == BindingKind::Param) == (params == 1)) order.push_back(i);
+    }
+  }
+  for (const size_t i : order) {
     const Binding& b = p.bindings()[i];
     w.where = fmt::format("binding {} (%{} = {})", i, b.results().front().name(),
                           b.is_call()                      ? b.op().name

@@ -152,18 +152,18 @@ TimeoutTry timeout_try(const ChildOutcome& o, double budget) {
   return t;
 }
 
-// The child's work under the CPU budget; a try that times out is run again with
+// One try of the work under the CPU budget; a try that times out is run again with
 // `confirm_factor` times the budget, and only a second timeout stands (`tries` records both).
-ChildOutcome run_confirmed(const std::function<std::string(Progress&)>& work, const CheckOptions& options,
-                           std::vector<TimeoutTry>& tries) {
+ChildOutcome run_confirmed(const std::function<ChildOutcome(const IsolationLimits&)>& attempt,
+                           const CheckOptions& options, std::vector<TimeoutTry>& tries) {
   IsolationLimits limits = options.limits;
   limits.timeout_per_stage = true;  // --timeout bounds the compile and each binding's run
-  ChildOutcome outcome = run_isolated(work, limits);
+  ChildOutcome outcome = attempt(limits);
   if (outcome.status != ChildOutcome::Status::TimedOut) return outcome;
   tries.push_back(timeout_try(outcome, limits.cpu_seconds));
   if (!options.confirm_timeouts) return outcome;
   limits.cpu_seconds *= options.confirm_factor;
-  outcome = run_isolated(work, limits);
+  outcome = attempt(limits);
   tries.push_back(timeout_try(outcome, limits.cpu_seconds));
   return outcome;
 }
@@ -190,8 +190,12 @@ std::optional<VariantRun> run_variant(const Program& p, const Variant& variant, 
   base.variant = variant;
   ChildOutcome outcome;
   std::vector<TimeoutTry> tries;
-  if (options.isolate) {
-    outcome = run_confirmed(work, options, tries);
+  if (compiler.isolates_itself()) {
+    outcome = run_confirmed(
+        [&](const IsolationLimits& limits) { return compiler.run_in_own_process(compiled, variant, cases, limits); },
+        options, tries);
+  } else if (options.isolate) {
+    outcome = run_confirmed([&](const IsolationLimits& limits) { return run_isolated(work, limits); }, options, tries);
   } else {
     Progress none(-1);
     outcome.status = ChildOutcome::Status::Ok;
@@ -216,6 +220,14 @@ std::optional<VariantRun> run_variant(const Program& p, const Variant& variant, 
     return std::nullopt;
   }
   CompiledRuns compiled_runs = decode_compiled_runs(outcome.payload);
+  if (!compiled_runs.unsupported.empty()) {
+    VariantVerdict v = base;
+    v.kind = VerdictKind::Unsupported;
+    v.stage = Stage::compile();
+    v.message = compiled_runs.unsupported;
+    verdict.variants.push_back(std::move(v));
+    return std::nullopt;
+  }
   DT_CHECK(compiled_runs.runs.size() == cases.size(), "a compile returned another number of runs than it had cases");
   verdict.times.compile += compiled_runs.compile_ms;
   VariantRun run;
@@ -234,6 +246,11 @@ std::optional<VariantRun> run_variant(const Program& p, const Variant& variant, 
     got.outputs = std::move(compiled_runs.runs[i].outputs);
     got.comparison = c->compare(p, got.outputs, options.tolerance);
     judge(p, got.comparison, options, v);
+    if (!compiled_runs.runs[i].nondeterminism.empty() && !is_failure(v.kind)) {
+      v.kind = VerdictKind::Nondeterministic;
+      v.stage = Stage::run({});
+      v.message = compiled_runs.runs[i].nondeterminism;
+    }
     verdict.times.compare += ms_since(t0);
     verdict.variants.push_back(std::move(v));
     run.cases.push_back(std::move(got));

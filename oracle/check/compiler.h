@@ -29,9 +29,14 @@ inline constexpr const char* kDifftestVersion = "0.1.0";
 struct CompiledRuns {
   double compile_ms = 0;
   size_t kernels = 0;  // what the compile produced (kernels, partitions), for the console
+  // Not empty: the compiler has no implementation of something the program needs (an external
+  // compiler without a kernel for a dtype): an `unsupported` verdict, not a finding. No runs.
+  std::string unsupported;
   struct Run {
     double run_ms = 0;
     std::vector<Tensor> outputs;
+    // Not empty: the same compile ran twice on the same inputs and answered differently (where).
+    std::string nondeterminism;
   };
   std::vector<Run> runs;  // one per case, in order
 };
@@ -68,6 +73,13 @@ class CompilerUnderTest {
   // that a crash or a hang is attributed to the right one.
   virtual CompiledRuns compile_and_run(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
                                        Progress& progress) const = 0;
+  // An external compiler whose worker is a process of its own (which it restarts) needs no fork:
+  // the check calls run_in_own_process in the harness instead of compile_and_run in a child. It
+  // returns what an isolated child would (check/isolate.h; the payload by check/wire.h), within
+  // `limits`, the worker's crash or hang as the outcome's status.
+  virtual bool isolates_itself() const { return false; }
+  virtual ChildOutcome run_in_own_process(const Program& p, const Variant& variant,
+                                          const std::vector<const Case*>& cases, const IsolationLimits& limits) const;
 
   // Culprit bisection's hook: the role of a step, the program a graph step leaves (the reference
   // confirms a culprit there), and whom to blame when no optional step is needed, by the stage

@@ -76,25 +76,6 @@ constexpr double kCpuPollSeconds = 0.025;
 
 double seconds_of(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; }
 
-// The CPU time a child has used so far, every thread of it, read from the kernel's clock for
-// that process.
-class ChildCpuClock {
- public:
-  explicit ChildCpuClock(pid_t pid) : ok_(::clock_getcpuclockid(pid, &clock_) == 0) {}
-  double seconds() {
-    timespec ts{};
-    if (ok_ && ::clock_gettime(clock_, &ts) == 0) {
-      last_ = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-    }
-    return last_;  // a child that has just exited keeps its last reading
-  }
-
- private:
-  clockid_t clock_{};
-  bool ok_;
-  double last_ = 0;
-};
-
 }  // namespace
 
 Deadline deadline_in(double seconds) {
@@ -160,7 +141,7 @@ ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, con
   }
   ::close(fds[1]);
   ChildOutcome out;
-  ChildCpuClock cpu(pid);
+  ProcessCpuClock cpu(pid);
   std::string report;
   bool timed_out = false, cancelled = false;
   char buf[65536];

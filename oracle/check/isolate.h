@@ -11,6 +11,9 @@
 // pool) stays in the parent, because a forked child inherits none of the parent's threads.
 #pragma once
 
+#include <sys/types.h>
+#include <time.h>
+
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -25,6 +28,25 @@ Deadline deadline_in(double seconds);
 // Seconds left before `d` (infinity when there is none, 0 when it has passed).
 double seconds_left(const Deadline& d);
 bool passed(const Deadline& d);
+
+// The CPU time a process (a child, a worker) has used so far, every thread of it, read from the
+// kernel's clock for that process.
+class ProcessCpuClock {
+ public:
+  explicit ProcessCpuClock(pid_t pid) : ok_(::clock_getcpuclockid(pid, &clock_) == 0) {}
+  double seconds() {
+    timespec ts{};
+    if (ok_ && ::clock_gettime(clock_, &ts) == 0) {
+      last_ = static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+    }
+    return last_;  // a process that has just exited keeps its last reading
+  }
+
+ private:
+  clockid_t clock_{};
+  bool ok_;
+  double last_ = 0;
+};
 
 // Writes all of `s` to `fd`, retrying interrupted and short writes; false when the write fails
 // (the reader is gone, the disk is full).

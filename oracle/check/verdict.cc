@@ -23,21 +23,27 @@ const char* verdict_kind_name(VerdictKind k) {
     case VerdictKind::InvalidProgram: return "invalid_program";
     case VerdictKind::Outlier: return "outlier";
     case VerdictKind::Unchecked: return "unchecked";
+    case VerdictKind::Nondeterministic:
+      return "nondeterministic";
+    case VerdictKind::Unsupported:
+      return "unsupported";
   }
   return "?";
 }
 
 std::optional<VerdictKind> verdict_kind_from_name(const std::string& name) {
-  for (VerdictKind k : {VerdictKind::Ok, VerdictKind::Mismatch, VerdictKind::CompileCrash, VerdictKind::CompileReject,
-                        VerdictKind::RuntimeCrash, VerdictKind::Timeout, VerdictKind::InvalidProgram,
-                        VerdictKind::Outlier, VerdictKind::Unchecked}) {
+  for (VerdictKind k :
+       {VerdictKind::Ok, VerdictKind::Mismatch, VerdictKind::CompileCrash, VerdictKind::CompileReject,
+        VerdictKind::RuntimeCrash, VerdictKind::Timeout, VerdictKind::InvalidProgram, VerdictKind::Outlier,
+        VerdictKind::Unchecked, VerdictKind::Nondeterministic, VerdictKind::Unsupported}) {
     if (name == verdict_kind_name(k)) return k;
   }
   return std::nullopt;
 }
 
 bool is_failure(VerdictKind k) {
-  return k != VerdictKind::Ok && k != VerdictKind::InvalidProgram && k != VerdictKind::Unchecked;
+  return k != VerdictKind::Ok && k != VerdictKind::InvalidProgram && k != VerdictKind::Unchecked &&
+         k != VerdictKind::Unsupported;
 }
 
 bool is_output_finding(VerdictKind k) { return k == VerdictKind::Mismatch || k == VerdictKind::Outlier; }
@@ -99,8 +105,10 @@ std::string format_verdict(const Verdict& v, const std::string& title, const Com
     listed.push_back(tested.name());
     out += fmt::format("  {} = {}\n", tested.name(), compiler.replay_flags(tested));
   }
+  size_t width = 9;  // the longest variant name ("disabled~extended", "O3~O3-specialized")
+  for (const auto& var : v.variants) width = std::max(width, var.variant.name().size());
   for (const auto& var : v.variants) {
-    out += fmt::format("  {:<9} {:<24} {:<15} {}\n", var.variant.name(), reference::binding_str(var.binding),
+    out += fmt::format("  {:<{}} {:<24} {:<15} {}\n", var.variant.name(), width, reference::binding_str(var.binding),
                        verdict_kind_name(var.kind),
                        var.kind == VerdictKind::Ok ? fmt::format("worst ratio {:.3g}", var.worst_ratio) : var.message);
   }
@@ -136,7 +144,8 @@ VerdictKind Verdict::overall() const {
   VerdictKind worst = VerdictKind::Ok;
   for (const auto& v : variants) {
     if (is_failure(v.kind)) return v.kind;
-    if (v.kind == VerdictKind::InvalidProgram || (v.kind == VerdictKind::Unchecked && worst == VerdictKind::Ok)) {
+    const bool unjudged = v.kind == VerdictKind::Unchecked || v.kind == VerdictKind::Unsupported;
+    if (v.kind == VerdictKind::InvalidProgram || (unjudged && worst == VerdictKind::Ok)) {
       worst = v.kind;
     }
   }

@@ -26,11 +26,17 @@ enum class VerdictKind {
   Outlier,
   // Too few elements of an output compared by either tier to say anything: not a failure.
   Unchecked,
+  // The same compile gave two different answers on the same inputs (an uninitialized buffer, a
+  // race): a finding.
+  Nondeterministic,
+  // The compiler under test has no implementation of something the program needs (an external
+  // compiler without a kernel for a dtype, a model form it does not take): not a finding.
+  Unsupported,
 };
 const char* verdict_kind_name(VerdictKind k);  // ok mismatch compile_crash ...
 // The kind of a name verdict_kind_name gives; nullopt for any other text.
 std::optional<VerdictKind> verdict_kind_from_name(const std::string& name);
-bool is_failure(VerdictKind k);  // a finding: not ok, invalid_program or unchecked
+bool is_failure(VerdictKind k);  // a finding: not ok, invalid_program, unchecked or unsupported
 // A finding about the values of an output (mismatch, outlier): its signature names the op.
 bool is_output_finding(VerdictKind k);
 

@@ -37,15 +37,17 @@ std::string take_text(const std::string& s, size_t& at) {
 
 }  // namespace
 
-// Layout: compile_ms (f64), kernels (u64), the run count (u32), then per run: run_ms (f64),
-// the byte length of its tensors (u64), its tensors.
+// Layout: compile_ms (f64), kernels (u64), unsupported (text), the run count (u32), then per
+// run: run_ms (f64), nondeterminism (text), the byte length of its tensors (u64), its tensors.
 std::string encode_compiled_runs(const CompiledRuns& runs) {
   std::string s;
   put<double>(s, runs.compile_ms);
   put<uint64_t>(s, runs.kernels);
+  put_text(s, runs.unsupported);
   put<uint32_t>(s, static_cast<uint32_t>(runs.runs.size()));
   for (const auto& run : runs.runs) {
     put<double>(s, run.run_ms);
+    put_text(s, run.nondeterminism);
     const std::string tensors = encode_tensors(run.outputs);
     put<uint64_t>(s, tensors.size());
     s += tensors;
@@ -58,10 +60,12 @@ CompiledRuns decode_compiled_runs(const std::string& bytes) {
   CompiledRuns runs;
   runs.compile_ms = take<double>(bytes, at);
   runs.kernels = take<uint64_t>(bytes, at);
+  runs.unsupported = take_text(bytes, at);
   const auto count = take<uint32_t>(bytes, at);
   for (uint32_t i = 0; i < count; ++i) {
     CompiledRuns::Run run;
     run.run_ms = take<double>(bytes, at);
+    run.nondeterminism = take_text(bytes, at);
     const auto n = take<uint64_t>(bytes, at);
     DT_CHECK(n <= bytes.size() - at, "compiled runs stream truncated");
     run.outputs = decode_tensors(bytes.substr(at, n));

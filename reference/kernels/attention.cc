@@ -106,6 +106,8 @@ std::vector<Tensor> rope(const KernelContext& c) {
   const double theta = c.attrs().get_float("theta");
   const int64_t offset = c.eval(c.attrs().get_sym("offset"));
   const bool neox = c.attrs().get_string("style") == "neox";
+  Perturbation* pert = c.mode == Mode::Native ? c.perturbation : nullptr;
+  const bool angles_in_f32 = pert != nullptr && is_float(c.declared());
   const std::vector<double> v = x.to_doubles();
   std::vector<double> out(v.size());
   for (int64_t b = 0; b < B; ++b) {
@@ -114,11 +116,24 @@ std::vector<Tensor> rope(const KernelContext& c) {
       for (int64_t h = 0; h < H; ++h) {
         const int64_t base = ((b * S + s) * H + h) * D;
         for (int64_t i = 0; i < D / 2; ++i) {
-          const double angle = pos * std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(D));
+          const double inv_freq = std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(D));
+          double cos_a, sin_a;
+          if (angles_in_f32) {
+            // A member computes the angle as implementations do, in f32 (HF's inv_freq and
+            // position products, an exporter's initializers): its rounding moves a large angle
+            // (position 255, theta 1e6) by up to 1e-5 radians, far more than the output's own.
+            const double angle = pert->round(static_cast<double>(pos) * pert->round(inv_freq, DType::f32), DType::f32);
+            cos_a = pert->round(pert->function_error(std::cos(angle), DType::f32), DType::f32);
+            sin_a = pert->round(pert->function_error(std::sin(angle), DType::f32), DType::f32);
+          } else {
+            const double angle = pos * inv_freq;
+            cos_a = std::cos(angle);
+            sin_a = std::sin(angle);
+          }
           const int64_t i1 = base + (neox ? i : 2 * i), i2 = base + (neox ? i + D / 2 : 2 * i + 1);
           const double x1 = v[static_cast<size_t>(i1)], x2 = v[static_cast<size_t>(i2)];
-          out[static_cast<size_t>(i1)] = x1 * std::cos(angle) - x2 * std::sin(angle);
-          out[static_cast<size_t>(i2)] = x1 * std::sin(angle) + x2 * std::cos(angle);
+          out[static_cast<size_t>(i1)] = x1 * cos_a - x2 * sin_a;
+          out[static_cast<size_t>(i2)] = x1 * sin_a + x2 * cos_a;
         }
       }
     }

@@ -35,7 +35,7 @@ TEST(Wire, ACompilesRunsSurviveARoundTrip) {
   for (int i = 0; i < 2; ++i) {
     Tensor t(DType::f32, {2, 2});
     for (int64_t k = 0; k < 4; ++k) t.set(k, static_cast<double>(i * 10 + k));
-    runs.runs.push_back({0.25 * (i + 1), {t, Tensor(DType::i32, {3})}});
+    runs.runs.push_back({0.25 * (i + 1), {t, Tensor(DType::i32, {3})}, ""});
   }
   const std::string s = encode_compiled_runs(runs);
   const CompiledRuns back = decode_compiled_runs(s);

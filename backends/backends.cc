@@ -1,0 +1,67 @@
+#include "backends/backends.h"
+
+#include <fmt/format.h>
+
+#include "backends/onnxruntime/ort_compiler.h"
+#include "compiler/ir/diagnostics.h"
+#include "oracle/check/check.h"
+
+namespace difftest::backends {
+
+namespace {
+
+std::vector<std::pair<std::string, std::string>> each_against(const std::string& base,
+                                                              const std::vector<std::string>& levels) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& l : levels) {
+    if (l != base) out.emplace_back(base, l);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Backend::missing() const { return builtin() ? "" : ort_install().missing; }
+
+std::string Backend::version() const {
+  if (builtin()) return oracle::kDifftestVersion;
+  const std::string v = ort_install().version;
+  return v.empty() ? "(not installed)" : v;
+}
+
+const std::vector<Backend>& all_backends() {
+  static const std::vector<Backend> backends = [] {
+    const oracle::CheckOptions builtin_defaults = oracle::default_check_options();
+    std::vector<Backend> out;
+    out.push_back({"builtin",
+                   &oracle::builtin_compiler(),
+                   {"O0", "O1", "O2", "O3"},
+                   builtin_defaults.pipelines,
+                   builtin_defaults.random_orders,
+                   builtin_defaults.cross_checks});
+    // Every level against `disabled`, where no transformer runs: a level that disagrees with it
+    // beyond both bounds is an optimizer finding even where the reference's bound is wide.
+    out.push_back({"ort", &ort_compiler(), ort_levels(), ort_levels(), 0, each_against("disabled", ort_levels())});
+    return out;
+  }();
+  return backends;
+}
+
+const Backend& find_backend(const std::string& name, const std::string& where) {
+  std::vector<std::string> names;
+  for (const auto& b : all_backends()) {
+    if (b.name == name) return b;
+    names.push_back(b.name);
+  }
+  throw UserError(ErrorKind::Usage,
+                  fmt::format("{}: no backend '{}' (backends: {})", where, name, fmt::join(names, ", ")));
+}
+
+const Backend& backend_of(const oracle::CompilerUnderTest& compiler) {
+  for (const auto& b : all_backends()) {
+    if (b.compiler == &compiler) return b;
+  }
+  throw InternalError("a compiler under test that no backend names: " + compiler.identity());
+}
+
+}  // namespace difftest::backends

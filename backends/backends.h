@@ -1,0 +1,35 @@
+// The compilers difftest can put under test, by the name `--backend` takes: the builtin compiler
+// (compiler/) and ONNX Runtime (onnxruntime/). Each says its named variants (the ladder a check
+// runs when --opt is not given) and the cross-checks between them.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "oracle/check/compiler.h"
+
+namespace difftest::backends {
+
+struct Backend {
+  std::string name;  // what --backend takes: "builtin", "ort"
+  const oracle::CompilerUnderTest* compiler = nullptr;
+  std::vector<std::string> levels;  // its named variants, lowest first
+  std::vector<std::string> default_opt;
+  int default_orders = 0;  // random orders of its steps a default check adds
+  // Variant pairs whose outputs a default check also compares with each other.
+  std::vector<std::pair<std::string, std::string>> cross_checks;
+  bool builtin() const { return name == "builtin"; }
+  // "" when it can run here, else why not (a package not installed).
+  std::string missing() const;
+  // Its version as reports name it.
+  std::string version() const;
+};
+
+const std::vector<Backend>& all_backends();
+// UserError(Usage) naming `where` and the backends there are for any other name.
+const Backend& find_backend(const std::string& name, const std::string& where);
+// The backend whose compiler is `compiler`.
+const Backend& backend_of(const oracle::CompilerUnderTest& compiler);
+
+}  // namespace difftest::backends

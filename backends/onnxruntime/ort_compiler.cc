@@ -1,0 +1,331 @@
+#include "backends/onnxruntime/ort_compiler.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "backends/onnxruntime/ort_model.h"
+#include "compiler/ir/diagnostics.h"
+#include "compiler/ir/printer.h"
+#include "compiler/tensor/npy.h"
+#include "oracle/check/wire.h"
+#include "oracle/external/worker_process.h"
+
+#ifndef DIFFTEST_ORT_DEFAULT_DIR
+#define DIFFTEST_ORT_DEFAULT_DIR ""
+#endif
+
+namespace difftest::backends {
+
+using oracle::Case;
+using oracle::ChildOutcome;
+using oracle::CompiledRuns;
+using oracle::IsolationLimits;
+using oracle::Stage;
+using oracle::Variant;
+using oracle::VariantKind;
+using oracle::WorkerAnswer;
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string>& ort_levels() {
+  static const std::vector<std::string> levels = {"disabled", "basic", "extended", "layout", "all"};
+  return levels;
+}
+
+OrtInstall ort_install() {
+  OrtInstall in;
+  const char* dir = std::getenv("DIFFTEST_ORT_DIR");
+  in.dir = dir && *dir ? dir : DIFFTEST_ORT_DEFAULT_DIR;
+  const char* node = std::getenv("DIFFTEST_NODE");
+  in.node = node && *node ? node : "node";
+  const fs::path package = fs::path(in.dir) / "node_modules" / "onnxruntime-node" / "package.json";
+  std::ifstream f(package);
+  if (f) {
+    try {
+      in.version = nlohmann::json::parse(f).value("version", "");
+    } catch (const nlohmann::json::exception&) {
+      in.version = "";
+    }
+  }
+  if (in.dir.empty()) {
+    in.missing = "no onnxruntime-node directory is configured (set DIFFTEST_ORT_DIR)";
+  } else if (!fs::exists(fs::path(in.dir) / "ort_worker.js")) {
+    in.missing = fmt::format("{} has no ort_worker.js (configure the build again)", in.dir);
+  } else if (in.version.empty()) {
+    in.missing = fmt::format("onnxruntime-node is not installed in {} (scripts/setup.sh installs it)", in.dir);
+  }
+  return in;
+}
+
+namespace {
+
+constexpr const char* kSpecializedSuffix = "-specialized";
+
+Variant level_variant(VariantKind kind, const std::string& label, const std::string& level,
+                      std::vector<std::string> disabled = {}) {
+  Variant v{kind, label, {}};
+  v.settings = {{"level", level}, {"disabled", std::move(disabled)}};
+  return v;
+}
+
+std::string level_of(const Variant& v) { return v.settings.value("level", std::string("all")); }
+
+std::vector<std::string> disabled_of(const Variant& v) {
+  return v.settings.value("disabled", std::vector<std::string>{});
+}
+
+// The stage a worker's "@@stage" line names: "session", or "run C" for case C.
+Stage stage_of(const std::string& marker, const std::vector<const Case*>& cases) {
+  if (marker.rfind("run ", 0) == 0) {
+    const size_t c = static_cast<size_t>(std::atoll(marker.c_str() + 4));
+    return Stage::run(c < cases.size() ? cases[c]->env : sym::Env{});
+  }
+  return Stage::compile();
+}
+
+// ORT has no kernel for a node's type (its CPU provider and bf16, most ops): not a finding.
+bool is_missing_kernel(const std::string& error) {
+  return error.find("Could not find an implementation") != std::string::npos ||
+         error.find("NOT_IMPLEMENTED") != std::string::npos;
+}
+
+// One request's files (the model, the feeds, the answers), removed with it.
+struct ScratchDir {
+  explicit ScratchDir(uint64_t request)
+      : path(fs::temp_directory_path() / fmt::format("difftest-ort-{}-{}", ::getpid(), request)) {
+    fs::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  fs::path path;
+};
+
+class OrtCompiler final : public oracle::CompilerUnderTest {
+ public:
+  std::string identity() const override {
+    const OrtInstall in = ort_install();
+    return fmt::format("ONNX Runtime {} (onnxruntime-node, CPU execution provider, single-threaded)",
+                       in.version.empty() ? "(not installed)" : in.version);
+  }
+
+  std::vector<Variant> variants(const Program&, const oracle::CheckOptions& options) const override {
+    std::vector<Variant> out;
+    for (const auto& name : options.pipelines) out.push_back(named(name, "--opt"));
+    return out;
+  }
+
+  std::optional<Variant> specialized(const Variant& symbolic) const override {
+    Variant v = symbolic;
+    v.kind = VariantKind::Specialized;
+    v.label += kSpecializedSuffix;
+    return v;
+  }
+
+  Variant named(const std::string& name, const std::string& where) const override {
+    if (std::find(ort_levels().begin(), ort_levels().end(), name) == ort_levels().end()) {
+      throw UserError(ErrorKind::Usage, fmt::format("{}: ONNX Runtime has no optimization level '{}' (levels: {})",
+                                                    where, name, fmt::join(ort_levels(), ", ")));
+    }
+    return level_variant(VariantKind::Named, name, name);
+  }
+
+  Variant recorded(const std::string& name, std::vector<std::string> steps, const nlohmann::json& record,
+                   const std::string& where) const override {
+    std::string level = name;
+    if (level.size() > std::strlen(kSpecializedSuffix) &&
+        level.compare(level.size() - std::strlen(kSpecializedSuffix), std::string::npos, kSpecializedSuffix) == 0) {
+      level.resize(level.size() - std::strlen(kSpecializedSuffix));
+    }
+    Variant v = named(level, where);
+    v.label = name;
+    v.steps = std::move(steps);
+    try {
+      v.settings["disabled"] = record.value("disabled", std::vector<std::string>{});
+    } catch (const nlohmann::json::exception& e) {
+      throw UserError(ErrorKind::Syntax, fmt::format("{}: a recorded variant's \"disabled\": {}", where, e.what()));
+    }
+    return v;
+  }
+
+  CompiledRuns compile_and_run(const Program&, const Variant& variant, const std::vector<const Case*>&,
+                               oracle::Progress&) const override {
+    DT_CHECK(false, "ONNX Runtime runs in its own worker, not in a forked child (" + variant.name() + ")");
+    return {};
+  }
+
+  bool isolates_itself() const override { return true; }
+
+  ChildOutcome run_in_own_process(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
+                                  const IsolationLimits& limits) const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ChildOutcome outcome;
+    const auto finished = [&](const CompiledRuns& runs) {
+      outcome.status = ChildOutcome::Status::Ok;
+      outcome.payload = oracle::encode_compiled_runs(runs);
+      return outcome;
+    };
+    CompiledRuns runs;
+    const OrtInstall install = ort_install();
+    if (!install.missing.empty()) {
+      runs.unsupported = "ONNX Runtime cannot run here: " + install.missing;
+      return finished(runs);
+    }
+    OrtModel model;
+    try {
+      model = export_for_ort(p);
+    } catch (const interop::Unsupported& e) {
+      runs.unsupported = "the program has no ONNX form: " + e.message();
+      return finished(runs);
+    }
+    const uint64_t id = ++requests_;
+    const ScratchDir dir(id);
+    nlohmann::json request = {{"id", id},
+                              {"op", "run"},
+                              {"model", (dir.path / "model.onnx").string()},
+                              {"level", level_of(variant)},
+                              {"disable", disabled_of(variant)},
+                              {"log", false},
+                              {"optimized", nullptr},
+                              {"repeat", 2},
+                              {"dir", dir.path.string()},
+                              {"cases", nlohmann::json::array()}};
+    write_file_atomic((dir.path / "model.onnx").string(), model.bytes);
+    for (size_t c = 0; c < cases.size(); ++c) {
+      request["cases"].push_back(write_feeds(model, p, *cases[c], dir.path, fmt::format("c{}_", c)));
+    }
+    IsolationLimits worker_limits = limits;
+    // The budget is per stage: the session (ORT's optimizer) and each case's run.
+    if (limits.timeout_per_stage) worker_limits.cpu_seconds *= static_cast<double>(1 + cases.size());
+    const WorkerAnswer answer = worker(install).request(request.dump(), worker_limits);
+    outcome.cpu_seconds = answer.cpu_seconds;
+    outcome.seconds = answer.wall_seconds;
+    outcome.blocked = answer.blocked;
+    outcome.signal = answer.signal;
+    outcome.stage = oracle::encode_stage(stage_of(answer.stage, cases));
+    switch (answer.status) {
+      case WorkerAnswer::Status::Ok:
+        break;
+      case WorkerAnswer::Status::NotStarted:
+        runs.unsupported = "the ONNX Runtime worker did not start: " + answer.line;
+        return finished(runs);
+      case WorkerAnswer::Status::Cancelled:
+        outcome.status = ChildOutcome::Status::Cancelled;
+        return outcome;
+      case WorkerAnswer::Status::TimedOut:
+        outcome.status = ChildOutcome::Status::TimedOut;
+        outcome.stage_cpu_seconds = answer.cpu_seconds;
+        return outcome;
+      case WorkerAnswer::Status::Died:
+        outcome.status = ChildOutcome::Status::Crashed;
+        outcome.message = answer.signal ? fmt::format("the ONNX Runtime worker was killed by signal {}", answer.signal)
+                                        : fmt::format("the ONNX Runtime worker exited ({}): {}", answer.exit_code,
+                                                      last_line(answer.log));
+        return outcome;
+    }
+    nlohmann::json reply;
+    try {
+      reply = nlohmann::json::parse(answer.line);
+    } catch (const nlohmann::json::exception& e) {
+      outcome.status = ChildOutcome::Status::Lost;
+      outcome.message = fmt::format("the ONNX Runtime worker's answer is not JSON ({}): {}", e.what(), answer.line);
+      return outcome;
+    }
+    if (!reply.value("ok", false)) {
+      const std::string error = reply.value("error", std::string("(no message)"));
+      const std::string stage = reply.value("stage", std::string("session"));
+      if (stage == "session" && is_missing_kernel(error)) {
+        runs.unsupported = "ONNX Runtime has no kernel for it: " + first_line(error);
+        return finished(runs);
+      }
+      outcome.status = ChildOutcome::Status::Error;
+      outcome.user_error = stage == "session";  // a valid model refused: compile_reject
+      const size_t c = reply.value("case", size_t{0});
+      outcome.stage = oracle::encode_stage(
+          stage == "session" ? Stage::compile() : Stage::run(c < cases.size() ? cases[c]->env : sym::Env{}));
+      outcome.message = fmt::format("ONNX Runtime {}: {}", stage == "session" ? "refused the model" : "failed to run",
+                                    first_line(error));
+      return outcome;
+    }
+    runs.compile_ms = reply.value("session_ms", 0.0);
+    for (size_t c = 0; c < cases.size(); ++c) {
+      try {
+        runs.runs.push_back(read_run(p, cases[c]->env, reply.at("runs").at(c), dir.path));
+      } catch (const WrongAnswer& e) {
+        outcome.status = ChildOutcome::Status::Error;
+        outcome.stage = oracle::encode_stage(Stage::run(cases[c]->env));
+        outcome.message = e.what();
+        return outcome;
+      }
+    }
+    return finished(runs);
+  }
+
+  oracle::StepRole step_role(const std::string&) const override { return oracle::StepRole::Other; }
+  std::optional<Program> program_after(const Program&, const Variant&, int) const override { return std::nullopt; }
+  std::string fixed_culprit(const Stage& failed_in) const override {
+    return failed_in.compiling() ? "ONNX Runtime's session set-up (no transformer)" : "ONNX Runtime's CPU kernels";
+  }
+
+  std::string environment(const Variant& variant) const override {
+    const auto disabled = disabled_of(variant);
+    return fmt::format("{}, graphOptimizationLevel '{}'{}", identity(), level_of(variant),
+                       disabled.empty() ? "" : fmt::format(", disabled: {}", fmt::join(disabled, ";")));
+  }
+
+  std::string replay_flags(const Variant& variant) const override {
+    return fmt::format("--backend ort --opt {}", level_of(variant));
+  }
+
+  void write_reproducer(const std::string& dir, const Program& p, const oracle::VariantId&,
+                        const sym::Env&) const override {
+    write_file_atomic((fs::path(dir) / "model.onnx").string(), export_for_ort(p).bytes);
+  }
+
+  std::string reproducer_files() const override { return "`model.onnx` is the model ONNX Runtime ran"; }
+
+ private:
+  static std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+  static std::string last_line(const std::string& text) {
+    std::string t = text;
+    while (!t.empty() && t.back() == '\n') t.pop_back();
+    const size_t nl = t.rfind('\n');
+    return nl == std::string::npos ? t : t.substr(nl + 1);
+  }
+
+  // The worker of `install`, started again when the install moved (DIFFTEST_ORT_DIR, DIFFTEST_NODE).
+  oracle::WorkerProcess& worker(const OrtInstall& install) const {
+    std::vector<std::string> argv = {install.node, (fs::path(install.dir) / "ort_worker.js").string(),
+                                     (fs::path(install.dir) / "node_modules").string()};
+    if (!worker_ || argv != worker_argv_) {
+      worker_ = std::make_unique<oracle::WorkerProcess>(argv);
+      worker_argv_ = std::move(argv);
+    }
+    return *worker_;
+  }
+
+  mutable std::mutex mutex_;
+  mutable std::unique_ptr<oracle::WorkerProcess> worker_;
+  mutable std::vector<std::string> worker_argv_;
+  mutable uint64_t requests_ = 0;
+};
+
+}  // namespace
+
+const oracle::CompilerUnderTest& ort_compiler() {
+  static const OrtCompiler compiler;
+  return compiler;
+}
+
+}  // namespace difftest::backends

@@ -1,0 +1,158 @@
+#include "backends/onnxruntime/ort_model.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "compiler/ir/diagnostics.h"
+#include "compiler/ir/printer.h"
+#include "compiler/tensor/npy.h"
+#include "interop/onnx/export.h"
+#include "interop/onnx/import.h"
+
+namespace difftest::backends {
+
+namespace fs = std::filesystem;
+
+std::string ort_type_name(DType t) {
+  switch (t) {
+    case DType::f64:
+      return "float64";
+    case DType::f32:
+      return "float32";
+    case DType::f16:
+      return "float16";
+    case DType::i64:
+      return "int64";
+    case DType::i32:
+      return "int32";
+    case DType::i8:
+      return "int8";
+    case DType::u8:
+      return "uint8";
+    case DType::u32:
+      return "uint32";
+    case DType::boolean:
+      return "bool";
+    case DType::bf16:
+      break;  // the Node binding takes no bf16 tensors: the export feeds f32
+  }
+  throw InternalError(fmt::format("no ONNX Runtime tensor type for {} at the graph's edges", dtype_name(t)));
+}
+
+OrtModel export_for_ort(const Program& p) {
+  interop::ExportOptions options;
+  // The program's hash picks the decompositions' forms, so every program shows ORT's matchers
+  // one of the forms exporters write, the same one each time.
+  options.form_seed = program_hash(p);
+  options.bf16_edges_as_f32 = true;
+  const ::onnx::ModelProto m = interop::export_program(p, options);
+  // ORT loads a model only if ONNX's type inference accepts it; the exporter writes some ops in
+  // dtypes their schemas do not list (bf16 Sin), which is the export's limit, not ORT's finding.
+  try {
+    ::onnx::ModelProto typed = m;
+    ::onnx::shape_inference::InferShapes(typed, ::onnx::OpSchemaRegistry::Instance(),
+                                         ::onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
+  } catch (const std::exception& e) {
+    throw interop::Unsupported("ONNX type inference",
+                               fmt::format("its ONNX form breaks ONNX's type constraints: {}", e.what()));
+  }
+  OrtModel model;
+  DT_CHECK(m.SerializeToString(&model.bytes), "an exported model did not serialize");
+  std::set<std::string> extents;
+  for (const auto& prop : m.metadata_props()) {
+    if (prop.key() != interop::kExtentInputsKey) continue;
+    std::string list = prop.value();
+    for (size_t at = 0; at <= list.size();) {
+      const size_t comma = std::min(list.find(',', at), list.size());
+      extents.insert(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+  }
+  const std::vector<Value> params = p.params();
+  int next_param = 0;
+  for (const auto& in : m.graph().input()) {
+    OrtModel::Input input;
+    input.name = in.name();
+    if (extents.count(in.name())) {
+      input.dim = in.type().tensor_type().shape().dim(0).dim_param();
+      input.dtype = DType::u8;
+    } else {
+      DT_CHECK(next_param < static_cast<int>(params.size()), "an exported model has more inputs than params");
+      input.param = next_param++;
+      const DType dtype = params[static_cast<size_t>(input.param)].type().dtype;
+      input.dtype = dtype == DType::bf16 ? DType::f32 : dtype;
+    }
+    model.inputs.push_back(std::move(input));
+  }
+  DT_CHECK(next_param == static_cast<int>(params.size()), "an exported model has fewer inputs than params");
+  return model;
+}
+
+nlohmann::json write_feeds(const OrtModel& model, const Program& p, const oracle::Case& c, const fs::path& dir,
+                           const std::string& prefix) {
+  const std::vector<Value> params = p.params();
+  nlohmann::json feeds = nlohmann::json::array();
+  for (size_t i = 0; i < model.inputs.size(); ++i) {
+    const OrtModel::Input& input = model.inputs[i];
+    Tensor fed;
+    if (input.param < 0) {
+      // Only its length matters: the graph reads the dim from its shape.
+      fed = Tensor(DType::u8, {c.env.at(input.dim)});
+    } else {
+      const Tensor& given = c.inputs.at(params[static_cast<size_t>(input.param)].name());
+      fed = given.dtype() == input.dtype ? given : Tensor::from_doubles(input.dtype, given.shape(), given.to_doubles());
+    }
+    const std::string file = fmt::format("{}in{}.bin", prefix, i);
+    write_file_atomic((dir / file).string(), std::string(reinterpret_cast<const char*>(fed.data()), fed.nbytes()));
+    feeds.push_back(
+        {{"name", input.name}, {"type", ort_type_name(input.dtype)}, {"dims", fed.shape()}, {"file", file}});
+  }
+  return feeds;
+}
+
+oracle::CompiledRuns::Run read_run(const Program& p, const sym::Env& binding, const nlohmann::json& answer,
+                                   const fs::path& dir) {
+  oracle::CompiledRuns::Run run;
+  run.run_ms = answer.value("run_ms", 0.0);
+  if (const auto& differs = answer.at("differs"); !differs.is_null()) {
+    run.nondeterminism =
+        fmt::format("two runs of the same ONNX Runtime session on the same inputs differ in output {} at byte {}",
+                    differs.value("output", std::string("?")), differs.value("byte", 0));
+  }
+  const auto& outputs = answer.at("outputs");
+  if (outputs.size() != p.outputs().size()) {
+    throw WrongAnswer(
+        fmt::format("ONNX Runtime answered {} outputs where the program has {}", outputs.size(), p.outputs().size()));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorType& type = p.outputs()[i].type();
+    std::vector<int64_t> shape;
+    for (const auto& d : type.shape) shape.push_back(sym::eval(d, binding));
+    const DType edge = type.dtype == DType::bf16 ? DType::f32 : type.dtype;
+    const std::string got_type = outputs[i].value("type", std::string());
+    const auto got_dims = outputs[i].value("dims", std::vector<int64_t>{});
+    if (got_type != ort_type_name(edge) || got_dims != shape) {
+      throw WrongAnswer(fmt::format("ONNX Runtime's output {} is {}{} where the program's is {}{}", i, got_type,
+                                    nlohmann::json(got_dims).dump(), dtype_name(edge), nlohmann::json(shape).dump()));
+    }
+    std::ifstream f(dir / outputs[i].value("file", std::string()), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    Tensor at_edge(edge, shape);
+    if (bytes.size() != at_edge.nbytes()) {
+      throw WrongAnswer(
+          fmt::format("ONNX Runtime's output {} has {} bytes, not {}", i, bytes.size(), at_edge.nbytes()));
+    }
+    if (!bytes.empty()) std::memcpy(at_edge.data(), bytes.data(), bytes.size());
+    run.outputs.push_back(edge == type.dtype ? std::move(at_edge)
+                                             : Tensor::from_doubles(type.dtype, shape, at_edge.to_doubles()));
+  }
+  return run;
+}
+
+}  // namespace difftest::backends

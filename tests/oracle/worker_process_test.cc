@@ -1,0 +1,96 @@
+// A worker spoken to one line at a time (oracle/external/worker_process.h): answers and their
+// logs kept apart, a crash, a CPU-bound hang and a blocked worker each a status of their own,
+// the stage it last named kept, and the next request served by a new worker. The workers are
+// small shell loops.
+#include "oracle/external/worker_process.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace difftest::oracle {
+namespace {
+
+// Echoes each line back after logging it; dies on "crash", spins on "spin", blocks on "block".
+const char* kScript = R"(
+while read -r line; do
+  case "$line" in
+    crash) echo "@@stage run 2" >&2; kill -SEGV $$ ;;
+    spin) echo "@@stage session" >&2; while :; do :; done ;;
+    block) read -r never ;;
+  esac
+  echo "log of $line" >&2
+  echo "@@done" >&2
+  echo "answer $line"
+done
+)";
+
+IsolationLimits budget(double cpu_seconds) {
+  IsolationLimits l;
+  l.cpu_seconds = cpu_seconds;
+  l.wall_factor = 20;
+  return l;
+}
+
+TEST(WorkerProcess, AnswersEachRequestWithItsOwnLog) {
+  WorkerProcess w({"sh", "-c", kScript});
+  for (const std::string word : {"one", "two"}) {
+    const WorkerAnswer a = w.request(word, budget(10));
+    ASSERT_EQ(a.status, WorkerAnswer::Status::Ok) << a.line;
+    EXPECT_EQ(a.line, "answer " + word);
+    EXPECT_EQ(a.log, "log of " + word + "\n");
+  }
+}
+
+TEST(WorkerProcess, ACrashIsAStatusWithTheStageItNamedAndTheNextRequestGetsANewWorker) {
+  WorkerProcess w({"sh", "-c", kScript});
+  ASSERT_EQ(w.request("first", budget(10)).status, WorkerAnswer::Status::Ok);
+  const pid_t first = w.pid();
+  const WorkerAnswer crashed = w.request("crash", budget(10));
+  EXPECT_EQ(crashed.status, WorkerAnswer::Status::Died);
+  EXPECT_EQ(crashed.signal, 11);
+  EXPECT_EQ(crashed.stage, "run 2");
+  EXPECT_FALSE(w.running());
+  const WorkerAnswer again = w.request("again", budget(10));
+  ASSERT_EQ(again.status, WorkerAnswer::Status::Ok);
+  EXPECT_EQ(again.line, "answer again");
+  EXPECT_NE(w.pid(), first);
+}
+
+TEST(WorkerProcess, ASpinningWorkerTimesOutOnItsCpuBudget) {
+  WorkerProcess w({"sh", "-c", kScript});
+  const WorkerAnswer a = w.request("spin", budget(0.2));
+  EXPECT_EQ(a.status, WorkerAnswer::Status::TimedOut);
+  EXPECT_FALSE(a.blocked);
+  EXPECT_GE(a.cpu_seconds, 0.2);
+  EXPECT_EQ(a.stage, "session");
+  EXPECT_EQ(w.request("after", budget(10)).line, "answer after");
+}
+
+TEST(WorkerProcess, ABlockedWorkerIsStoppedByTheWallClockBackstop) {
+  WorkerProcess w({"sh", "-c", kScript});
+  IsolationLimits l = budget(0.05);
+  l.wall_factor = 4;
+  const WorkerAnswer a = w.request("block", l);
+  EXPECT_EQ(a.status, WorkerAnswer::Status::TimedOut);
+  EXPECT_TRUE(a.blocked);
+}
+
+TEST(WorkerProcess, AWorkerThatCannotStartSaysWhy) {
+  WorkerProcess w({"/nonexistent/worker"});
+  const WorkerAnswer a = w.request("x", budget(1));
+  EXPECT_EQ(a.status, WorkerAnswer::Status::NotStarted);
+  EXPECT_NE(a.line.find("/nonexistent/worker"), std::string::npos) << a.line;
+}
+
+TEST(WorkerProcess, AWorkerThatExitsBeforeAnsweringDied) {
+  WorkerProcess w({"sh", "-c", "read -r line; echo 'bad things' >&2; exit 3"});
+  const WorkerAnswer a = w.request("x", budget(10));
+  EXPECT_EQ(a.status, WorkerAnswer::Status::Died);
+  EXPECT_EQ(a.exit_code, 3);
+  EXPECT_EQ(a.log, "bad things\n");
+}
+
+}  // namespace
+}  // namespace difftest::oracle
