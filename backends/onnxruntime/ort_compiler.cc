@@ -13,6 +13,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "backends/onnxruntime/ort_culprit.h"
 #include "backends/onnxruntime/ort_model.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
@@ -189,26 +190,8 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
       runs.unsupported = "the program has no ONNX form: " + e.message();
       return finished(runs);
     }
-    const uint64_t id = ++requests_;
-    const ScratchDir dir(id);
-    nlohmann::json request = {{"id", id},
-                              {"op", "run"},
-                              {"model", (dir.path / "model.onnx").string()},
-                              {"level", level_of(variant)},
-                              {"disable", disabled_of(variant)},
-                              {"log", false},
-                              {"optimized", nullptr},
-                              {"repeat", 2},
-                              {"dir", dir.path.string()},
-                              {"cases", nlohmann::json::array()}};
-    write_file_atomic((dir.path / "model.onnx").string(), model.bytes);
-    for (size_t c = 0; c < cases.size(); ++c) {
-      request["cases"].push_back(write_feeds(model, p, *cases[c], dir.path, fmt::format("c{}_", c)));
-    }
-    IsolationLimits worker_limits = limits;
-    // The budget is per stage: the session (ORT's optimizer) and each case's run.
-    if (limits.timeout_per_stage) worker_limits.cpu_seconds *= static_cast<double>(1 + cases.size());
-    const WorkerAnswer answer = worker(install).request(request.dump(), worker_limits);
+    const ScratchDir dir(++requests_);
+    const WorkerAnswer answer = send(install, p, model, variant, cases, limits, dir, false);
     outcome.cpu_seconds = answer.cpu_seconds;
     outcome.seconds = answer.wall_seconds;
     outcome.blocked = answer.blocked;
@@ -274,6 +257,11 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
 
   oracle::StepRole step_role(const std::string&) const override { return oracle::StepRole::Other; }
   std::optional<Program> program_after(const Program&, const Variant&, int) const override { return std::nullopt; }
+  std::optional<oracle::Culprit> own_culprit_search(const Program& p, const oracle::FailingRun& failing,
+                                                    const oracle::CheckOptions& base,
+                                                    const oracle::BisectProgress& on_call) const override {
+    return find_culprit_transformers(p, failing, base, on_call);
+  }
   std::string fixed_culprit(const Stage& failed_in) const override {
     return failed_in.compiling() ? "ONNX Runtime's session set-up (no transformer)" : "ONNX Runtime's CPU kernels";
   }
@@ -295,7 +283,61 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
 
   std::string reproducer_files() const override { return "`model.onnx` is the model ONNX Runtime ran"; }
 
+  OrtSessionLog session_log(const Program& p, const Variant& variant, const Case& c,
+                            const IsolationLimits& limits) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    OrtSessionLog log;
+    const OrtInstall install = ort_install();
+    if (!install.missing.empty()) {
+      log.error = "ONNX Runtime cannot run here: " + install.missing;
+      return log;
+    }
+    OrtModel model;
+    try {
+      model = export_for_ort(p);
+    } catch (const interop::Unsupported& e) {
+      log.error = "the program has no ONNX form: " + e.message();
+      return log;
+    }
+    const ScratchDir dir(++requests_);
+    const WorkerAnswer answer = send(install, p, model, variant, {&c}, limits, dir, true);
+    if (answer.status != WorkerAnswer::Status::Ok) {
+      log.error = fmt::format("the worker did not answer ({})", last_line(answer.log));
+      return log;
+    }
+    parse_transformer_log(answer.log, log);
+    std::ifstream f(dir.path / "optimized.onnx", std::ios::binary);
+    log.optimized_model.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    log.ok = true;
+    return log;
+  }
+
  private:
+  // One request for `variant` of `p` (exported as `model`) on `cases`, its files in `dir`; with
+  // `log`, ORT logs every transformer and saves the optimized model as dir/optimized.onnx.
+  WorkerAnswer send(const OrtInstall& install, const Program& p, const OrtModel& model, const Variant& variant,
+                    const std::vector<const Case*>& cases, const IsolationLimits& limits, const ScratchDir& dir,
+                    bool log) const {
+    nlohmann::json request = {{"id", requests_},
+                              {"op", "run"},
+                              {"model", (dir.path / "model.onnx").string()},
+                              {"level", level_of(variant)},
+                              {"disable", disabled_of(variant)},
+                              {"log", log},
+                              {"optimized", log ? nlohmann::json((dir.path / "optimized.onnx").string()) : nullptr},
+                              {"repeat", log ? 1 : 2},
+                              {"dir", dir.path.string()},
+                              {"cases", nlohmann::json::array()}};
+    write_file_atomic((dir.path / "model.onnx").string(), model.bytes);
+    for (size_t c = 0; c < cases.size(); ++c) {
+      request["cases"].push_back(write_feeds(model, p, *cases[c], dir.path, fmt::format("c{}_", c)));
+    }
+    IsolationLimits worker_limits = limits;
+    // The budget is per stage: the session (ORT's optimizer) and each case's run.
+    if (limits.timeout_per_stage) worker_limits.cpu_seconds *= static_cast<double>(1 + cases.size());
+    return worker(install).request(request.dump(), worker_limits);
+  }
+
   static std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
   static std::string last_line(const std::string& text) {
     std::string t = text;
@@ -326,6 +368,32 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
 const oracle::CompilerUnderTest& ort_compiler() {
   static const OrtCompiler compiler;
   return compiler;
+}
+
+void parse_transformer_log(const std::string& log, OrtSessionLog& out) {
+  // ORT (graph_transformer.cc) logs "GraphTransformer <name> modified: <0|1> with status: ..."
+  // after each application of a transformer, in every step of every level.
+  const std::string head = "GraphTransformer ", tail = " modified: ";
+  for (size_t at = 0; (at = log.find(head, at)) != std::string::npos;) {
+    const size_t name_end = log.find(tail, at);
+    const size_t line_end = log.find('\n', at);
+    if (name_end == std::string::npos || name_end > line_end) {
+      at += head.size();
+      continue;
+    }
+    const std::string name = log.substr(at + head.size(), name_end - at - head.size());
+    const bool modified = log.compare(name_end + tail.size(), 1, "1") == 0;
+    const auto add = [&](std::vector<std::string>& list) {
+      if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+    };
+    add(out.applied);
+    if (modified) add(out.modified);
+    at = name_end;
+  }
+}
+
+OrtSessionLog ort_session_log(const Program& p, const Variant& variant, const Case& c, const IsolationLimits& limits) {
+  return static_cast<const OrtCompiler&>(ort_compiler()).session_log(p, variant, c, limits);
 }
 
 }  // namespace difftest::backends

@@ -29,4 +29,18 @@ OrtInstall ort_install();
 
 const oracle::CompilerUnderTest& ort_compiler();
 
+// One session of `variant` of `p` on `c`'s inputs with ORT's log on: the transformers that ran
+// and those that modified the graph, each in the order it first did, and the optimized model
+// ORT saved. `ok` false (and `error`) when the session did not run.
+struct OrtSessionLog {
+  bool ok = false;
+  std::string error;
+  std::vector<std::string> applied, modified;
+  std::string optimized_model;  // serialized ModelProto
+};
+OrtSessionLog ort_session_log(const Program& p, const oracle::Variant& variant, const oracle::Case& c,
+                              const oracle::IsolationLimits& limits);
+// Reads ORT's severity-0 log into `out.applied` and `out.modified`.
+void parse_transformer_log(const std::string& log, OrtSessionLog& out);
+
 }  // namespace difftest::backends

@@ -1,6 +1,7 @@
 #include "oracle/check/compiler.h"
 
 #include "compiler/ir/diagnostics.h"
+#include "oracle/reduce/bisect.h"
 
 namespace difftest::oracle {
 
@@ -8,6 +9,11 @@ ChildOutcome CompilerUnderTest::run_in_own_process(const Program&, const Variant
                                                    const std::vector<const Case*>&, const IsolationLimits&) const {
   DT_CHECK(false, "run_in_own_process called for " + variant.name() + " of a compiler that does not isolate itself");
   return {};
+}
+
+std::optional<Culprit> CompilerUnderTest::own_culprit_search(
+    const Program&, const FailingRun&, const CheckOptions&, const std::function<void(int, const std::string&)>&) const {
+  return std::nullopt;
 }
 
 }  // namespace difftest::oracle

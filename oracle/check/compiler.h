@@ -5,6 +5,7 @@
 // reduced by the same path (check.h, reduce/).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@
 namespace difftest::oracle {
 
 struct CheckOptions;
+struct Culprit;     // reduce/bisect.h
+struct FailingRun;  // reduce/bisect.h
 
 // difftest's version (the builtin compiler's too), as verdicts and reports record it.
 inline constexpr const char* kDifftestVersion = "0.1.0";
@@ -89,6 +92,12 @@ class CompilerUnderTest {
   // steps before them included); nullopt where the compiler cannot say.
   virtual std::optional<Program> program_after(const Program& p, const Variant& variant, int applications) const = 0;
   virtual std::string fixed_culprit(const Stage& failed_in) const = 0;
+  // A compiler whose steps are not a sequence to cut (ONNX Runtime's transformers, which mask
+  // each other) searches for its culprit itself; nullopt: opt-bisect over its steps
+  // (reduce/bisect.h). `on_call` reports each check it makes.
+  virtual std::optional<Culprit> own_culprit_search(const Program& p, const FailingRun& failing,
+                                                    const CheckOptions& base,
+                                                    const std::function<void(int, const std::string&)>& on_call) const;
 
   // The reproducer writer: how a report names the compiler and a variant's settings, the flags
   // of `difftest run`/`bisect` that compile `variant` again, and files of the compiler's own

@@ -133,8 +133,9 @@ Confirmation confirm_graph_step(const Program& p, const VariantId& spec, int app
 
 Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOptions& base, bool shrink_passes,
                      const BisectProgress& on_call) {
-  Culprit c;
   const CompilerUnderTest& compiler = base.under_test();
+  if (std::optional<Culprit> own = compiler.own_culprit_search(p, failing, base, on_call)) return *own;
+  Culprit c;
   const VariantId& spec = failing.variant;
   const std::vector<std::string>& passes = spec.tested.steps;
   Bisector b{p, failing.binding, base, on_call, failing.verdict.kind == VerdictKind::Timeout, failing.work_cpu_seconds};
@@ -213,6 +214,7 @@ Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOpt
 
 std::string format_culprit(const Culprit& c) {
   if (!c.reproduced) return "the failure does not reproduce";
+  if (!c.summary.empty()) return fmt::format("{}\n  oracle calls: {}", c.summary, c.oracle_calls);
   std::string out;
   if (!c.exposed_by.empty()) {
     out = fmt::format("culprit: {} — the failure ({}) appears after ({}) {}, whose output is right: {} gets it wrong",

@@ -66,6 +66,9 @@ struct Culprit {
   std::string exposed_by;
   int exposed_at = -1;
   std::vector<std::string> minimal_passes;  // the smallest failing subsequence found (greedy)
+  // A compiler's own search (CompilerUnderTest::own_culprit_search): what it found, as the
+  // report prints it (`pass` names the culprits, `minimal_passes` lists them).
+  std::string summary;
   bool shrink_complete = true;              // false: the deadline stopped the shrinking of the pass list
   // The largest CPU time (seconds) of a check that finished, failing or passing: the work a
   // program of this size takes, for relative budgets.

@@ -13,8 +13,11 @@
 
 #include "backends/backends.h"
 #include "backends/onnxruntime/ort_compiler.h"
+#include "backends/onnxruntime/ort_culprit.h"
 #include "compiler/ir/parser.h"
 #include "oracle/check/check.h"
+#include "oracle/reduce/bisect.h"
+#include "reference/inputs.h"
 
 namespace difftest::backends {
 namespace {
@@ -82,32 +85,53 @@ TEST(OrtBackend, AnOpWithoutAnOnnxTypeIsUnsupportedNotAFinding) {
   EXPECT_NE(v.variants.front().message.find("tensor(bfloat16)"), std::string::npos) << v.variants.front().message;
 }
 
+// ORT's own log of a session at level `all`: the transformers it ran, those that changed the
+// graph, and the optimized model it saved.
+TEST(OrtBackend, ALoggedSessionNamesItsTransformersAndSavesTheOptimizedGraph) {
+  const Program p = corpus("norms_and_softmax.ir");
+  oracle::Case c;
+  c.env = {{"s", 5}};
+  c.inputs = reference::generate_inputs(p, c.env, 0);
+  const OrtSessionLog log = ort_session_log(p, ort_compiler().named("all", "test"), c, oracle::IsolationLimits{});
+  ASSERT_TRUE(log.ok) << log.error;
+  for (const char* t : {"ConstantFolding", "CommonSubexpressionElimination", "GeluFusionL1", "LayerNormFusionL1"}) {
+    EXPECT_NE(std::find(log.applied.begin(), log.applied.end(), t), log.applied.end()) << t;
+  }
+  EXPECT_FALSE(log.modified.empty());
+  EXPECT_NE(op_histogram(log.optimized_model).find(" nodes: "), std::string::npos);
+}
+
 class StandInWorker : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fmt::format("{}/difftest-fake-ort-{}", fs::temp_directory_path().string(), ::getpid());
+  void SetUp() override { use("fake_ort_worker.js"); }
+  void use(const std::string& script) {
+    // A directory per script: the compiler keeps one worker per worker path.
+    dir_ = fmt::format("{}/difftest-{}-{}", fs::temp_directory_path().string(), script, ::getpid());
+    dirs_.push_back(dir_);
     const std::string package = fmt::format("{}/node_modules/onnxruntime-node", dir_);
     fs::create_directories(package);
     std::ofstream(fmt::format("{}/package.json", package)) << R"({"version": "0.0.0-fake"})";
-    fs::copy_file(fmt::format("{}/tests/backends/fake_ort_worker.js", DIFFTEST_SOURCE_DIR),
+    fs::copy_file(fmt::format("{}/tests/backends/{}", DIFFTEST_SOURCE_DIR, script),
                   fmt::format("{}/ort_worker.js", dir_), fs::copy_options::overwrite_existing);
     ::setenv("DIFFTEST_ORT_DIR", dir_.c_str(), 1);
   }
   void TearDown() override {
     ::unsetenv("DIFFTEST_ORT_DIR");
-    fs::remove_all(dir_);
+    for (const auto& d : dirs_) fs::remove_all(d);
   }
   std::string dir_;
+  std::vector<std::string> dirs_;
 };
 
-TEST_F(StandInWorker, EachMisbehaviourIsItsVerdict) {
-  const Program p = parse_program(R"(program @tanh() {
+const char* kTanh = R"(program @tanh() {
   %x: f32[64] = param
   %y: f32[64] = tanh(%x)
   return %y
 }
-)",
-                                  "tanh.ir");
+)";
+
+TEST_F(StandInWorker, EachMisbehaviourIsItsVerdict) {
+  const Program p = parse_program(kTanh, "tanh.ir");
   oracle::CheckOptions o = ladder();
   o.limits.cpu_seconds = 0.5;
   o.confirm_timeouts = false;
@@ -126,6 +150,40 @@ TEST_F(StandInWorker, EachMisbehaviourIsItsVerdict) {
   EXPECT_EQ(kinds["layout"], VerdictKind::Nondeterministic);
   EXPECT_EQ(kinds["all"], VerdictKind::Mismatch);
   EXPECT_EQ(v.overall(), VerdictKind::CompileCrash);  // the first finding
+}
+
+// Two fusions that mask each other: disabling the first lets the second fire, so the culprit is
+// the pair, found in two rounds of ORT's log, and the harmless transformers are dropped.
+TEST_F(StandInWorker, TheCulpritIsTheSmallestSetOfMaskingTransformers) {
+  use("fake_ort_masking.js");
+  const Program p = parse_program(kTanh, "tanh.ir");
+  oracle::CheckOptions o = ladder();
+  o.pipelines = {"all"};
+  o.cross_checks.clear();
+  o.specialize = false;
+  const oracle::Verdict v = oracle::check_program(p, o);
+  ASSERT_EQ(v.overall(), VerdictKind::Mismatch);
+  const oracle::VariantVerdict& failure = *v.first_failure();
+  const oracle::Culprit c = oracle::find_culprit(p, {failure.variant, failure.binding, failure, 0}, o);
+  ASSERT_TRUE(c.reproduced);
+  EXPECT_EQ(c.minimal_passes, (std::vector<std::string>{"GeluFusionL1", "GeluFusionL2"})) << c.summary;
+  EXPECT_NE(c.summary.find("round 2: GeluFusionL2 modified the graph"), std::string::npos) << c.summary;
+}
+
+TEST(OrtTransformerLog, NamesEveryTransformerAndThoseThatModifiedTheGraph) {
+  OrtSessionLog log;
+  parse_transformer_log(
+      "2026-11-26 23:30:24.75 [I:onnxruntime:, graph_transformer.cc:15 Apply] GraphTransformer ConstantSharing "
+      "modified: 1 with status: OK\n"
+      "2026-11-26 23:30:24.75 [V:onnxruntime:, graph_transformer_mgr.cc:55 ApplyTransformers] Applying graph "
+      "transformer MatMulAddFusion on step 1.\n"
+      "2026-11-26 23:30:24.75 [I:onnxruntime:, graph_transformer.cc:15 Apply] GraphTransformer MatMulAddFusion "
+      "modified: 0 with status: OK\n"
+      "2026-11-26 23:30:24.76 [I:onnxruntime:, graph_transformer.cc:15 Apply] GraphTransformer ConstantSharing "
+      "modified: 0 with status: OK\n",
+      log);
+  EXPECT_EQ(log.applied, (std::vector<std::string>{"ConstantSharing", "MatMulAddFusion"}));
+  EXPECT_EQ(log.modified, (std::vector<std::string>{"ConstantSharing"}));
 }
 
 }  // namespace
