@@ -17,6 +17,8 @@ struct Backend {
   std::vector<std::string> levels;  // its named variants, lowest first
   std::vector<std::string> default_opt;
   int default_orders = 0;  // random orders of its steps a default check adds
+  // The generator's float dtypes for it (GeneratorOptions::float_dtypes; "": the generator's).
+  std::string float_dtypes;
   // Variant pairs whose outputs a default check also compares with each other.
   std::vector<std::pair<std::string, std::string>> cross_checks;
   bool builtin() const { return name == "builtin"; }

@@ -16,7 +16,8 @@ namespace difftest::commands {
 // --seed N: program N generated, checked every way, its verdict (--json: as JSON).
 int seed_command(uint64_t seed, const CheckRequest& check, const Print& out);
 // generate --seed N: the program's text.
-int generate_command(uint64_t seed, const std::string& weights, const Print& out);
+// The program `seed` generates (with the request's --weights, --float-dtypes, --backend).
+int generate_command(uint64_t seed, const CheckRequest& r, const Print& out);
 // check FILES: each parsed and verified, its canonical form printed unless `quiet`; errors to `log`.
 int check_files_command(const std::vector<std::string>& files, bool quiet, const Print& out, const Print& log);
 

@@ -29,8 +29,8 @@
 
 namespace difftest::commands {
 
-int generate_command(uint64_t seed, const std::string& weights, const Print& out) {
-  out(fmt::format("{}", print(generate_program(seed, generator_options(weights)))));
+int generate_command(uint64_t seed, const CheckRequest& r, const Print& out) {
+  out(fmt::format("{}", print(generate_program(seed, generator_options(r)))));
   return kOk;
 }
 

@@ -69,7 +69,7 @@ oracle::VerdictKind run_one_binding(const Program& p, const oracle::Variant& var
 }  // namespace
 
 int seed_command(uint64_t seed, const CheckRequest& check, const Print& out) {
-  const Program p = generate_program(seed, generator_options(check.weights));
+  const Program p = generate_program(seed, generator_options(check));
   verify(p);
   return check_and_show(p, check, fmt::format("seed {} ({} ops, {} dim vars)", seed, p.num_calls(), p.dims().size()),
                         {{"seed", seed}}, out);

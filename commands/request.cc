@@ -69,9 +69,23 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
   return options;
 }
 
-GeneratorOptions generator_options(const std::string& weights) {
+GeneratorOptions generator_options(const CheckRequest& r) {
   GeneratorOptions g;
-  if (!weights.empty()) g.weights = parse_op_weights(weights, "--weights");
+  if (!r.weights.empty()) g.weights = parse_op_weights(r.weights, "--weights");
+  const std::string dtypes =
+      r.float_dtypes.empty() ? backends::find_backend(r.backend, "--backend").float_dtypes : r.float_dtypes;
+  if (!dtypes.empty()) {
+    g.float_dtypes.clear();
+    for (const auto& name : split_list(dtypes)) {
+      const std::optional<DType> t = parse_dtype(name);
+      if (!t || !is_float(*t)) {
+        throw UserError(ErrorKind::Usage,
+                        fmt::format("--float-dtypes: '{}' is not a float dtype (f64, f32, f16, bf16)", name));
+      }
+      g.float_dtypes.push_back(*t);
+    }
+    if (g.float_dtypes.empty()) throw UserError(ErrorKind::Usage, "--float-dtypes: no dtype given");
+  }
   return g;
 }
 
@@ -80,7 +94,7 @@ oracle::CampaignOptions campaign_options(const CheckRequest& check, const SeedRe
   oracle::CampaignOptions o;
   o.check = check_options(check);
   o.faults = faults::enabled_faults();
-  o.generator = generator_options(check.weights);
+  o.generator = generator_options(check);
   if (seeds.seeds.empty()) {
     o.unbounded = true;
   } else {

@@ -27,7 +27,7 @@ using Print = std::function<void(const std::string&)>;
 struct CheckRequest {
   std::string opt = fmt::format("{}", fmt::join(oracle::default_check_options().pipelines, ","));
   std::string backend = "builtin";  // backends/backends.h
-  std::string passes, save_dir, weights;
+  std::string passes, save_dir, weights, float_dtypes;
   int orders = oracle::default_check_options().random_orders, passes_llvm = 0;
   bool passes_fma = false, json = false;
   std::vector<std::string> inject;
@@ -46,7 +46,8 @@ struct CheckRequest {
 // Validates the request (usage errors before any work) and turns its faults on.
 oracle::CheckOptions check_options(const CheckRequest& r);
 // The generator's options with --weights applied (UserError naming the flag when malformed).
-GeneratorOptions generator_options(const std::string& weights);
+// --weights, and --float-dtypes (else the backend's own, else the generator's).
+GeneratorOptions generator_options(const CheckRequest& r);
 std::vector<std::string> split_list(const std::string& s);
 
 // Shared by fuzz and gate: `--seeds A..B` (empty: unbounded, from 0), `--time`/`--budget`

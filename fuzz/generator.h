@@ -38,6 +38,10 @@ struct GeneratorOptions {
   // Programs that end with an elementwise binary op on two fresh constants (Builder::
   // constant_subexpression): a constant subgraph for FoldConstant to evaluate.
   uint32_t constant_percent = 30;
+  // The float dtypes an op's operands are drawn from, uniformly (a repeated dtype weighs more).
+  // A compiler under test without kernels for some (ONNX Runtime's CPU provider: bf16) gets
+  // programs it can run (backends/backends.h).
+  std::vector<DType> float_dtypes = {DType::f32, DType::f16, DType::bf16, DType::f64};
 };
 
 // Every op in the registry with its default weight.

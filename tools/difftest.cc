@@ -33,9 +33,10 @@ int main(int argc, char** argv) {
 
   auto* generate = app.add_subcommand("generate", "print the program a seed generates");
   uint64_t gen_seed = 0;
-  std::string gen_weights;
+  commands::CheckRequest gen_request;
   generate->add_option("--seed", gen_seed, "the seed")->required()->check(unsigned_number());
-  generate->add_option("--weights", gen_weights, "op weights for the generator, e.g. exp=0,matmul=40");
+  generate->add_option("--weights", gen_request.weights, "op weights for the generator, e.g. exp=0,matmul=40");
+  add_generator_flags(generate, gen_request);
 
   auto* fuzz = app.add_subcommand("fuzz", "run a campaign: many seeds, a journal, each distinct failure saved once");
   commands::FuzzRequest ff;
@@ -184,7 +185,7 @@ int main(int argc, char** argv) {
     if (compare->parsed()) return commands::compare_command(cf, print_out);
     if (compile->parsed()) return commands::compile_command(cpf, print_out, print_err);
     if (run->parsed()) return commands::run_command(rf, print_out);
-    if (generate->parsed()) return commands::generate_command(gen_seed, gen_weights, print_out);
+    if (generate->parsed()) return commands::generate_command(gen_seed, gen_request, print_out);
     if (fuzz->parsed()) return commands::fuzz_command(ff, progress, print_out);
     if (gate->parsed()) return commands::gate_command(gf, progress, print_out);
     if (list_faults->parsed()) return commands::list_faults_command(print_out);

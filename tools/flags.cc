@@ -41,10 +41,17 @@ CLI::Validator finite_at_least(bool zero_allowed) {
 CLI::Validator seconds() { return finite_at_least(true); }
 CLI::Validator positive_finite() { return finite_at_least(false); }
 
-void add_check_flags(CLI::App* app, commands::CheckRequest& r, bool with_save) {
-  r.given = [app](const std::string& flag) { return app->count(flag) > 0; };
+void add_generator_flags(CLI::App* app, commands::CheckRequest& r) {
   app->add_option("--backend", r.backend,
                   "the compiler under test: builtin (default) or ort (see `difftest backends`)");
+  app->add_option("--float-dtypes", r.float_dtypes,
+                  "float dtypes generated operands are drawn from, e.g. f32,f32,f16 (default: the backend's; "
+                  "builtin f32,f16,bf16,f64)");
+}
+
+void add_check_flags(CLI::App* app, commands::CheckRequest& r, bool with_save) {
+  r.given = [app](const std::string& flag) { return app->count(flag) > 0; };
+  add_generator_flags(app, r);
   app->add_option("--opt", r.opt,
                   "comma-separated pipelines or levels (default: the backend's ladder, O0,O1,O2,O3 for builtin; "
                   "none: only --passes/--orders)");

@@ -15,6 +15,8 @@ CLI::Validator positive_finite();  // a finite number > 0
 
 // --opt, --passes, --timeout, --inject, ... (and --json, --save when `with_save`).
 void add_check_flags(CLI::App* app, commands::CheckRequest& r, bool with_save);
+// --float-dtypes and --backend: what a generated program is drawn for.
+void add_generator_flags(CLI::App* app, commands::CheckRequest& r);
 void add_gate_flags(CLI::App* app, commands::GateRequest& r);
 void add_reduce_flags(CLI::App* app, commands::ReduceRequest& r, bool reduce);
 

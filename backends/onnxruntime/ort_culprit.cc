@@ -8,6 +8,7 @@
 #include <map>
 
 #include "backends/onnxruntime/ort_compiler.h"
+#include "compiler/passes/specialize_shapes.h"
 #include "reference/inputs.h"
 
 namespace difftest::backends {
@@ -41,12 +42,16 @@ struct Search {
     if (on_call) on_call(calls, disabled.empty() ? "nothing disabled" : fmt::format("{}", fmt::join(disabled, ";")));
     return oracle::check_variant_outcome(p, with_disabled(disabled), failing.binding, base);
   }
+  // The session the level runs, logged: on the program with its dims fixed for a specialized
+  // compile, as the check compiles it (a static shape lets more fusions match).
   OrtSessionLog log(const std::vector<std::string>& disabled) {
     oracle::Case c;
     c.env = failing.binding;
     c.inputs = reference::generate_inputs(p, c.env, base.input_seed);
     ++calls;
-    return ort_session_log(p, with_disabled(disabled).tested, c, base.limits);
+    const oracle::Variant v = with_disabled(disabled).tested;
+    return ort_session_log(v.kind == oracle::VariantKind::Specialized ? passes::fix_dims(p, c.env) : p, v, c,
+                           base.limits);
   }
 };
 

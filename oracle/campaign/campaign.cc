@@ -111,7 +111,8 @@ class Campaign {
         if (n > 0) {
           w.buffer.append(chunk, static_cast<size_t>(n));
           for (size_t nl; (nl = w.buffer.find('\n')) != std::string::npos;) {
-            record(SeedRecord::from_json(nlohmann::json::parse(w.buffer.substr(0, nl)), "a campaign worker's record"),
+            record(SeedRecord::from_json(nlohmann::json::parse(w.buffer.substr(0, nl)), "a campaign worker's record",
+                                         o_.check.under_test()),
                    seconds_since(start));
             w.buffer.erase(0, nl + 1);
             w.seed.reset();
@@ -240,7 +241,7 @@ class Campaign {
     }
     write_file_atomic(config.string(), nlohmann::json{{"identity", identity}}.dump(2) + "\n");
     if (o_.resume && fs::exists(journal_path_, ec)) {
-      Journal journal = read_campaign_journal(o_.out_dir);
+      Journal journal = read_campaign_journal(o_.out_dir, o_.check.under_test());
       journal_notes_ = std::move(journal.notes);
       for (const auto& rec : journal.records) {
         account(rec);

@@ -118,7 +118,7 @@ struct Journal {
   std::vector<SeedRecord> records;
   std::vector<std::string> notes;
 };
-Journal read_campaign_journal(const std::string& out_dir);
+Journal read_campaign_journal(const std::string& out_dir, const CompilerUnderTest& compiler = builtin_compiler());
 
 // The summary as a table for a terminal.
 std::string format_summary(const CampaignSummary& s);

@@ -74,7 +74,7 @@ CampaignReduction reduce_one(const FailureClass& f, const CheckOptions& check, c
     const Program p = parse_program_file((fs::path(f.saved_in) / "program.ir").string());
     // The variant the campaign saw fail, as its verdict.json records it.
     const std::string verdict_file = (fs::path(f.saved_in) / "verdict.json").string();
-    auto failing = recorded_failing_run(p, read_json_file(verdict_file), verdict_file);
+    auto failing = recorded_failing_run(p, read_json_file(verdict_file), verdict_file, check.under_test());
     if (!failing) failing = first_failing_run(p, check);
     if (!failing) {
       r.note = "the saved program shows no failure";

@@ -15,7 +15,7 @@ namespace {
 
 // Reads the journal: a torn last line is truncated away, a corrupt line skipped (see
 // read_campaign_journal).
-Journal read_journal(const fs::path& path) {
+Journal read_journal(const fs::path& path, const CompilerUnderTest& compiler) {
   Journal j;
   std::ifstream in(path, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -34,7 +34,7 @@ Journal read_journal(const fs::path& path) {
     }
     const std::string where = fmt::format("{}:{}", path.string(), line);
     try {
-      j.records.push_back(SeedRecord::from_json(nlohmann::json::parse(text.substr(at, nl - at)), where));
+      j.records.push_back(SeedRecord::from_json(nlohmann::json::parse(text.substr(at, nl - at)), where, compiler));
     } catch (const std::exception&) {  // not JSON, or not a record
       j.notes.push_back(
           fmt::format("{}: not a journal record (a JSON object with a \"seed\" number): skipped; its "
@@ -48,10 +48,10 @@ Journal read_journal(const fs::path& path) {
 
 }  // namespace
 
-Journal read_campaign_journal(const std::string& out_dir) {
+Journal read_campaign_journal(const std::string& out_dir, const CompilerUnderTest& compiler) {
   const fs::path path = fs::path(out_dir) / "journal.jsonl";
   if (!fs::exists(path)) return {};
-  return read_journal(path);
+  return read_journal(path, compiler);
 }
 
 }  // namespace difftest::oracle

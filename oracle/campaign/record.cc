@@ -28,7 +28,7 @@ nlohmann::json SeedRecord::to_json() const {
   return j;
 }
 
-SeedRecord SeedRecord::from_json(const nlohmann::json& j, const std::string& where) {
+SeedRecord SeedRecord::from_json(const nlohmann::json& j, const std::string& where, const CompilerUnderTest& compiler) {
   const auto bad = [&](const std::string& why) {
     return UserError(ErrorKind::Syntax, fmt::format("{}: not a journal record: {}", where, why));
   };
@@ -56,7 +56,7 @@ SeedRecord SeedRecord::from_json(const nlohmann::json& j, const std::string& whe
       if (!r.signature) throw bad(fmt::format("'{}' is not a failure signature", j["signature"].get<std::string>()));
     }
     if (j.contains("attributable")) r.attributable = j["attributable"].get<bool>();
-    if (j.contains("detail")) r.detail = Verdict::from_json(j["detail"], where);
+    if (j.contains("detail")) r.detail = Verdict::from_json(j["detail"], where, compiler);
     r.message = j.value("message", std::string());
   } catch (const nlohmann::json::exception& e) {
     throw bad(fmt::format("a field of the wrong kind: {}", e.what()));

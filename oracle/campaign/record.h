@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "oracle/check/compiler.h"
 #include "oracle/check/verdict.h"
 
 namespace difftest::oracle {
@@ -35,8 +36,9 @@ struct SeedRecord {
 
   nlohmann::json to_json() const;
   // UserError(Syntax) naming `where` when it is not a record (no "seed" number, a field of the
-  // wrong kind, an unknown verdict).
-  static SeedRecord from_json(const nlohmann::json& j, const std::string& where);
+  // wrong kind, an unknown verdict). `compiler` (the campaign's) resolves its variants' names.
+  static SeedRecord from_json(const nlohmann::json& j, const std::string& where,
+                              const CompilerUnderTest& compiler = builtin_compiler());
 };
 
 }  // namespace difftest::oracle

@@ -51,8 +51,8 @@ std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions
 }
 
 std::optional<FailingRun> recorded_failing_run(const Program& p, const nlohmann::json& verdict,
-                                               const std::string& where) {
-  const Verdict all = Verdict::from_json(verdict, where);
+                                               const std::string& where, const CompilerUnderTest& compiler) {
+  const Verdict all = Verdict::from_json(verdict, where, compiler);
   const std::optional<Signature> signature = verdict.contains("signature") && verdict["signature"].is_string()
                                                  ? Signature::parse(verdict["signature"].get<std::string>())
                                                  : std::nullopt;
@@ -71,7 +71,8 @@ LocatedFailure locate_failure(const Program& p, const std::string& file, const C
   const fs::path recorded = fs::path(file).parent_path() / "verdict.json";
   std::error_code ec;
   if (recorded_first && fs::exists(recorded, ec)) {
-    if (auto failing = recorded_failing_run(p, read_json_file(recorded.string()), recorded.string())) {
+    if (auto failing =
+            recorded_failing_run(p, read_json_file(recorded.string()), recorded.string(), options.under_test())) {
       return {std::move(failing), fmt::format("recorded in {}", recorded.string())};
     }
   }

@@ -101,6 +101,40 @@ TEST(OrtBackend, ALoggedSessionNamesItsTransformersAndSavesTheOptimizedGraph) {
   EXPECT_NE(op_histogram(log.optimized_model).find(" nodes: "), std::string::npos);
 }
 
+// Two wrong results of ONNX Runtime 1.30.0's optimizer that difftest found, reduced and
+// attributed (tests/backends/ort_findings): each level from `extended` up fails, `disabled` and
+// `basic` pass, and the culprit search names the one transformer. A newer pinned ORT that
+// fixes them fails this test, which is when its expectations are updated.
+struct OrtFinding {
+  const char* file;
+  const char* culprit;
+};
+class OrtFindings : public ::testing::TestWithParam<OrtFinding> {};
+
+TEST_P(OrtFindings, IsFoundFromExtendedUpAndAttributedToItsTransformer) {
+  const Program p =
+      parse_program_file(fmt::format("{}/tests/backends/ort_findings/{}", DIFFTEST_SOURCE_DIR, GetParam().file));
+  oracle::CheckOptions o = ladder();
+  o.specialize = false;
+  const oracle::Verdict v = oracle::check_program(p, o);
+  std::map<std::string, VerdictKind> kinds;
+  for (const auto& var : v.variants) kinds[var.variant.name()] = var.kind;
+  EXPECT_EQ(kinds["disabled"], VerdictKind::Ok);
+  EXPECT_EQ(kinds["basic"], VerdictKind::Ok);
+  for (const char* level : {"extended", "layout", "all", "disabled~extended"}) {
+    EXPECT_EQ(kinds[level], VerdictKind::Mismatch) << level;
+  }
+  const oracle::VariantVerdict& failure = *v.first_failure();
+  ASSERT_EQ(failure.variant.name(), "extended");
+  const oracle::Culprit c = oracle::find_culprit(p, {failure.variant, failure.binding, failure, 0}, o);
+  EXPECT_EQ(c.minimal_passes, std::vector<std::string>{GetParam().culprit}) << c.summary;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ort1_30, OrtFindings,
+                         ::testing::Values(OrtFinding{"matmul_scale_fusion_f64_alpha.ir", "MatMulScaleFusion"},
+                                           OrtFinding{"simplified_layer_norm_fusion_f64_eps.ir",
+                                                      "SimplifiedLayerNormFusion"}));
+
 class StandInWorker : public ::testing::Test {
  protected:
   void SetUp() override { use("fake_ort_worker.js"); }
