@@ -15,6 +15,7 @@
 
 #include "backends/onnxruntime/ort_culprit.h"
 #include "backends/onnxruntime/ort_model.h"
+#include "backends/onnxruntime/ort_report.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
@@ -281,7 +282,14 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
     write_file_atomic((fs::path(dir) / "model.onnx").string(), export_for_ort(p).bytes);
   }
 
-  std::string reproducer_files() const override { return "`model.onnx` is the model ONNX Runtime ran"; }
+  std::string reproducer_files() const override {
+    return "`model.onnx` is the model ONNX Runtime ran; `repro.py` and `repro.js` check it by themselves";
+  }
+
+  void write_report(const std::string& dir, const oracle::ReductionReport& report,
+                    const oracle::CheckOptions& options) const override {
+    write_ort_report(dir, report, options);
+  }
 
   OrtSessionLog session_log(const Program& p, const Variant& variant, const Case& c,
                             const IsolationLimits& limits) const {

@@ -94,20 +94,30 @@ OrtModel export_for_ort(const Program& p) {
   return model;
 }
 
-nlohmann::json write_feeds(const OrtModel& model, const Program& p, const oracle::Case& c, const fs::path& dir,
-                           const std::string& prefix) {
+std::vector<std::pair<std::string, Tensor>> feeds_of(const OrtModel& model, const Program& p, const oracle::Case& c) {
   const std::vector<Value> params = p.params();
-  nlohmann::json feeds = nlohmann::json::array();
-  for (size_t i = 0; i < model.inputs.size(); ++i) {
-    const OrtModel::Input& input = model.inputs[i];
-    Tensor fed;
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (const OrtModel::Input& input : model.inputs) {
     if (input.param < 0) {
       // Only its length matters: the graph reads the dim from its shape.
-      fed = Tensor(DType::u8, {c.env.at(input.dim)});
+      out.emplace_back(input.name, Tensor(DType::u8, {c.env.at(input.dim)}));
     } else {
       const Tensor& given = c.inputs.at(params[static_cast<size_t>(input.param)].name());
-      fed = given.dtype() == input.dtype ? given : Tensor::from_doubles(input.dtype, given.shape(), given.to_doubles());
+      out.emplace_back(input.name, given.dtype() == input.dtype
+                                       ? given
+                                       : Tensor::from_doubles(input.dtype, given.shape(), given.to_doubles()));
     }
+  }
+  return out;
+}
+
+nlohmann::json write_feeds(const OrtModel& model, const Program& p, const oracle::Case& c, const fs::path& dir,
+                           const std::string& prefix) {
+  nlohmann::json feeds = nlohmann::json::array();
+  const auto tensors = feeds_of(model, p, c);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& fed = tensors[i].second;
+    const OrtModel::Input& input = model.inputs[i];
     const std::string file = fmt::format("{}in{}.bin", prefix, i);
     write_file_atomic((dir / file).string(), std::string(reinterpret_cast<const char*>(fed.data()), fed.nbytes()));
     feeds.push_back(

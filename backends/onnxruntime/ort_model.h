@@ -35,6 +35,10 @@ OrtModel export_for_ort(const Program& p);
 // The worker's name for a dtype at the graph's edges ("float32", ...).
 std::string ort_type_name(DType t);
 
+// The tensors fed to the model's inputs under `c`, in the graph's input order: a param's input
+// (bf16 as f32), an extent input's zeros.
+std::vector<std::pair<std::string, Tensor>> feeds_of(const OrtModel& model, const Program& p, const oracle::Case& c);
+
 // Writes `c`'s inputs into `dir` as raw files named `prefix` + input name, and returns the
 // request's list of them (name, type, dims, file).
 nlohmann::json write_feeds(const OrtModel& model, const Program& p, const oracle::Case& c,

@@ -11,6 +11,8 @@ ChildOutcome CompilerUnderTest::run_in_own_process(const Program&, const Variant
   return {};
 }
 
+void CompilerUnderTest::write_report(const std::string&, const ReductionReport&, const CheckOptions&) const {}
+
 std::optional<Culprit> CompilerUnderTest::own_culprit_search(
     const Program&, const FailingRun&, const CheckOptions&, const std::function<void(int, const std::string&)>&) const {
   return std::nullopt;

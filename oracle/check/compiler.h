@@ -24,6 +24,7 @@ namespace difftest::oracle {
 struct CheckOptions;
 struct Culprit;     // reduce/bisect.h
 struct FailingRun;  // reduce/bisect.h
+struct ReductionReport;  // reduce/reduce_failure.h
 
 // difftest's version (the builtin compiler's too), as verdicts and reports record it.
 inline constexpr const char* kDifftestVersion = "0.1.0";
@@ -109,6 +110,10 @@ class CompilerUnderTest {
                                 const sym::Env& binding) const = 0;
   // What write_reproducer writes, as the report says it.
   virtual std::string reproducer_files() const = 0;
+  // After write_reproducer, for a reduced failure: files in the compiler's own project's terms
+  // (ONNX Runtime: report.md in its bug template, self-checking Python and Node reproducers),
+  // written over the generic ones. The builtin writes none.
+  virtual void write_report(const std::string& dir, const ReductionReport& report, const CheckOptions& options) const;
 };
 
 // builtin_compiler() (variant.h): the compiler of compiler/, named pipelines O0..O3, pass

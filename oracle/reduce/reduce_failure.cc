@@ -94,6 +94,7 @@ void write_outputs(const std::string& dir, const ReductionReport& r, const Check
   write_file_atomic((fs::path(dir) / "verdict.json").string(), report_json(r).dump(2) + "\n");
   write_file_atomic((fs::path(dir) / "report.md").string(), report_markdown(r));
   r.compiler->write_reproducer(dir, p, r.failing.variant, env);
+  r.compiler->write_report(dir, r, options);
 }
 
 }  // namespace

@@ -1,0 +1,334 @@
+#include "backends/onnxruntime/ort_report.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/utsname.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "backends/onnxruntime/ort_compiler.h"
+#include "backends/onnxruntime/ort_culprit.h"
+#include "backends/onnxruntime/ort_model.h"
+#include "compiler/ir/printer.h"
+#include "compiler/passes/specialize_shapes.h"
+#include "compiler/tensor/npy.h"
+#include "reference/inputs.h"
+#include "tolerance/error_model.h"
+
+namespace difftest::backends {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string hex_of(const uint8_t* data, size_t n) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    out += digits[data[i] >> 4];
+    out += digits[data[i] & 15];
+  }
+  return out;
+}
+
+std::string hex_of(const std::string& bytes) {
+  return hex_of(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+}
+
+std::string hex_of(const std::vector<double>& v) {
+  return hex_of(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(double));
+}
+
+std::string os_name() {
+  std::ifstream f("/etc/os-release");
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind("PRETTY_NAME=", 0) == 0) {
+      std::string v = line.substr(12);
+      if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
+      return v;
+    }
+  }
+  utsname u{};
+  return ::uname(&u) == 0 ? fmt::format("{} {}", u.sysname, u.release) : "Linux";
+}
+
+// The self-checking reproducers: the data (model, inputs, reference values and the difference
+// allowed per element, -1 where an element is not compared) as one JSON blob both read.
+constexpr const char* kPython = R"PY(#!/usr/bin/env python3
+"""A self-checking reproducer of an ONNX Runtime result difftest found wrong.
+
+Needs numpy and onnxruntime only (pip install onnxruntime==@VERSION@). The model, the inputs,
+the reference values (computed by an independent interpreter in float64) and the difference
+allowed at each element are embedded below. Runs the failing optimization level, the level
+'disabled', and the failing level with the culprit transformers disabled; prints PASS or FAIL
+for each; exits 1 when the failing level is wrong (the bug reproduces), 0 when it is not.
+"""
+import json
+import sys
+
+import numpy as np
+import onnxruntime as ort
+
+DATA = json.loads(r'''@DATA@''')
+LEVELS = {"disabled": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
+          "layout": "ORT_ENABLE_LAYOUT", "all": "ORT_ENABLE_ALL"}
+
+
+def run(level, disabled=()):
+    options = ort.SessionOptions()
+    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, LEVELS[level])
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(bytes.fromhex(DATA["model_hex"]), options, providers=["CPUExecutionProvider"],
+                                   disabled_optimizers=list(disabled))
+    feeds = {t["name"]: np.frombuffer(bytes.fromhex(t["hex"]), dtype=t["dtype"]).reshape(t["shape"])
+             for t in DATA["inputs"]}
+    return session.run(None, feeds)
+
+
+def check(label, outputs):
+    wrong = False
+    for out, got in zip(DATA["outputs"], outputs):
+        ref = np.frombuffer(bytes.fromhex(out["ref_hex"]), dtype="<f8").reshape(out["shape"])
+        allowed = np.frombuffer(bytes.fromhex(out["allowed_hex"]), dtype="<f8").reshape(out["shape"])
+        diff = np.abs(np.asarray(got, dtype=np.float64) - ref)
+        bad = (allowed >= 0) & ~(diff <= allowed)
+        if not bad.any():
+            continue
+        excess = np.nan_to_num(diff / np.maximum(allowed, np.finfo(np.float64).tiny), nan=np.inf)
+        at = np.unravel_index(int(np.argmax(np.where(bad, excess, -1.0))), ref.shape)
+        print(f"FAIL {label}: {int(bad.sum())} of {bad.size} elements of {out['name']} differ from the reference "
+              f"by more than allowed; worst at {[int(i) for i in at]}: got {float(np.asarray(got)[at])!r}, "
+              f"expected {float(ref[at])!r}, allowed difference {float(allowed[at]):.3g}")
+        wrong = True
+    if not wrong:
+        print(f"PASS {label}")
+    return wrong
+
+
+if __name__ == "__main__":
+    print(DATA["title"])
+    level, culprits = DATA["level"], DATA["culprits"]
+    reproduced = check(f"level '{level}'", run(level))
+    check("level 'disabled'", run("disabled"))
+    if culprits:
+        check(f"level '{level}' with {';'.join(culprits)} disabled", run(level, culprits))
+    sys.exit(1 if reproduced else 0)
+)PY";
+
+constexpr const char* kNode =
+    R"JS(// A self-checking reproducer of an ONNX Runtime result difftest found wrong, for Node.js with
+// onnxruntime-node@@VERSION@ (npm install onnxruntime-node@@VERSION@). The model, the inputs,
+// the reference values and the difference allowed per element are embedded; runs the failing
+// level, 'disabled', and the failing level with the culprit transformers disabled; exits 1 when
+// the failing level is wrong.
+'use strict';
+const ort = require('onnxruntime-node');
+
+const DATA = @DATA@;
+const ARRAYS = {float32: Float32Array, float64: Float64Array, float16: Uint16Array, int64: BigInt64Array,
+                int32: Int32Array, int8: Int8Array, uint8: Uint8Array, uint32: Uint32Array, bool: Uint8Array};
+
+function bytes(hex) {
+  const b = Buffer.from(hex, 'hex');
+  const copy = new ArrayBuffer(b.length);
+  new Uint8Array(copy).set(b);
+  return copy;
+}
+
+function half(h) {  // an IEEE binary16 bit pattern as a number
+  const e = (h >> 10) & 31, m = h & 1023, s = h >> 15 ? -1 : 1;
+  if (e === 0) return s * m * 2 ** -24;
+  if (e === 31) return m ? NaN : s * Infinity;
+  return s * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+async function run(level, disabled = []) {
+  const options = {graphOptimizationLevel: level, intraOpNumThreads: 1, interOpNumThreads: 1,
+                   executionProviders: ['cpu']};
+  if (disabled.length) options.extra = {optimization: {disable_specified_optimizers: disabled.join(';')}};
+  const session = await ort.InferenceSession.create(new Uint8Array(bytes(DATA.model_hex)), options);
+  const feeds = {};
+  for (const t of DATA.inputs) feeds[t.name] = new ort.Tensor(t.dtype, new ARRAYS[t.dtype](bytes(t.hex)), t.shape);
+  const result = await session.run(feeds);
+  return session.outputNames.map((name) => {
+    const t = result[name];
+    return Array.from(t.data, (v) => (t.type === 'float16' ? half(v) : Number(v)));
+  });
+}
+
+function check(label, outputs) {
+  let wrong = false;
+  DATA.outputs.forEach((out, k) => {
+    const ref = new Float64Array(bytes(out.ref_hex)), allowed = new Float64Array(bytes(out.allowed_hex));
+    let bad = 0, worst = -1, at = -1;
+    outputs[k].forEach((got, i) => {
+      if (allowed[i] < 0) return;
+      const diff = Math.abs(got - ref[i]);
+      if (diff <= allowed[i]) return;
+      ++bad;
+      const excess = Number.isNaN(diff) ? Infinity : diff / Math.max(allowed[i], Number.MIN_VALUE);
+      if (excess > worst) [worst, at] = [excess, i];
+    });
+    if (!bad) return;
+    console.log(`FAIL ${label}: ${bad} of ${ref.length} elements of ${out.name} differ from the reference by more ` +
+                `than allowed; worst at flat index ${at}: got ${outputs[k][at]}, expected ${ref[at]}, ` +
+                `allowed difference ${allowed[at].toPrecision(3)}`);
+    wrong = true;
+  });
+  if (!wrong) console.log(`PASS ${label}`);
+  return wrong;
+}
+
+(async () => {
+  console.log(DATA.title);
+  const reproduced = check(`level '${DATA.level}'`, await run(DATA.level));
+  check("level 'disabled'", await run('disabled'));
+  if (DATA.culprits.length) {
+    check(`level '${DATA.level}' with ${DATA.culprits.join(';')} disabled`, await run(DATA.level, DATA.culprits));
+  }
+  process.exit(reproduced ? 1 : 0);
+})();
+)JS";
+
+std::string filled(std::string text, const std::string& version, const std::string& data) {
+  for (size_t at; (at = text.find("@VERSION@")) != std::string::npos;) text.replace(at, 9, version);
+  const size_t at = text.find("@DATA@");
+  text.replace(at, 6, data);
+  return text;
+}
+
+}  // namespace
+
+void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, const oracle::CheckOptions& options) {
+  const sym::Env env = reference::resolve_binding(r.reduced.program, r.reduced.binding, nullptr);
+  const bool specialized = r.failing.variant.specialized();
+  const Program p = specialized ? passes::fix_dims(r.reduced.program, env) : r.reduced.program;
+  const oracle::Case c = oracle::make_case(p, env, options.cases());
+  if (c.invalid()) return;
+  const std::string level = r.failing.variant.tested.settings.value("level", std::string("all"));
+  const oracle::VariantVerdict& f = r.reduced_failure;
+  const OrtInstall install = ort_install();
+
+  // The culprit on the reduced program, and the optimized graphs with and without it.
+  std::vector<std::string> culprits;
+  std::string culprit_text = "(not searched: the failure is not a result of an optimization level)";
+  if (level != "disabled" && !r.failing.variant.against) {
+    const oracle::FailingRun reduced{r.failing.variant, env, f, 0};
+    if (const auto found = find_culprit_transformers(p, reduced, options, {})) {
+      culprit_text = found->summary;
+      if (found->reproduced && found->pass.find("ONNX Runtime's") == std::string::npos)
+        culprits = found->minimal_passes;
+    }
+  }
+  const oracle::Variant failing_level = ort_compiler().named(level, "the report");
+  const OrtSessionLog with = ort_session_log(p, failing_level, c, options.limits);
+  oracle::Variant without_culprits = failing_level;
+  without_culprits.settings["disabled"] = culprits;
+  const OrtSessionLog without = ort_session_log(p, without_culprits, c, options.limits);
+  if (with.ok) write_file_atomic((fs::path(dir) / "optimized_with_culprits.onnx").string(), with.optimized_model);
+  if (without.ok && !culprits.empty()) {
+    write_file_atomic((fs::path(dir) / "optimized_without_culprits.onnx").string(), without.optimized_model);
+  }
+
+  // Which levels fail on the reduced program.
+  std::vector<std::string> passing, failing;
+  for (const auto& l : ort_levels()) {
+    const oracle::VariantVerdict v =
+        oracle::check_variant_outcome(p, oracle::VariantId(ort_compiler().named(l, "the report")), env, options);
+    (oracle::is_failure(v.kind) ? failing : passing).push_back(l);
+  }
+
+  // The reproducers' data.
+  const OrtModel model = export_for_ort(p);
+  nlohmann::json data = {{"level", level},
+                         {"culprits", culprits},
+                         {"model_hex", hex_of(model.bytes)},
+                         {"inputs", nlohmann::json::array()},
+                         {"outputs", nlohmann::json::array()}};
+  for (const auto& [name, t] : feeds_of(model, p, c)) {
+    data["inputs"].push_back({{"name", name},
+                              {"dtype", ort_type_name(t.dtype())},
+                              {"shape", t.shape()},
+                              {"hex", hex_of(t.data(), t.nbytes())}});
+  }
+  const bool outlier = f.kind == oracle::VerdictKind::Outlier && c.calibration;
+  for (size_t i = 0; i < p.outputs().size(); ++i) {
+    const tolerance::Bounded& sound = *c.bounds.outputs[i];
+    const tolerance::Bounded& judged = outlier ? *c.calibration->bounds.outputs[i] : sound;
+    const DType dtype = p.outputs()[i].type().dtype;
+    const double tiny = is_float(dtype) ? tolerance::smallest_normal(dtype) : 0;
+    std::vector<double> allowed(sound.ref.size());
+    for (size_t k = 0; k < allowed.size(); ++k) {
+      allowed[k] =
+          judged.uncertain[k] ? -1 : (outlier ? judged.err[k] : options.tolerance.safety * sound.err[k]) + tiny;
+    }
+    data["outputs"].push_back({{"name", "%" + p.outputs()[i].name()},
+                               {"shape", sound.exact.shape()},
+                               {"ref_hex", hex_of(sound.ref)},
+                               {"allowed_hex", hex_of(allowed)}});
+  }
+  const std::string title =
+      fmt::format("ONNX Runtime {}: {} at level '{}'{}", install.version, oracle::verdict_kind_name(f.kind), level,
+                  culprits.empty() ? "" : fmt::format(" ({})", fmt::join(culprits, ";")));
+  data["title"] = title;
+  write_file_atomic((fs::path(dir) / "repro.py").string(), filled(kPython, install.version, data.dump()));
+  write_file_atomic((fs::path(dir) / "repro.js").string(), filled(kNode, install.version, data.dump()));
+
+  // report.md in the sections of ONNX Runtime's bug template.
+  const std::string tolerance_used =
+      outlier ? "the allowance of an ensemble of the reference in the program's precision (the spread legitimate "
+                "implementations show, 8 sigma beyond its largest member)"
+              : fmt::format("the sound error bound of a correct implementation in the program's dtypes, times {}",
+                            options.tolerance.safety);
+  std::string out = fmt::format("# {}\n\n### Describe the issue\n\n", title);
+  out += fmt::format(
+      "On the CPU execution provider, this model's result is wrong at graph optimization level{} {} and right at {}.",
+      failing.size() > 1 ? "s" : "", fmt::join(failing, ", "),
+      passing.empty() ? "none" : fmt::format("{}", fmt::join(passing, ", ")));
+  if (!culprits.empty()) {
+    out += fmt::format(
+        " Disabling {} (session config `optimization.disable_specified_optimizers`) makes level '{}' right again: "
+        "{} the transformer at fault.",
+        fmt::join(culprits, ";"), level, culprits.size() == 1 ? "it is" : "together they are");
+  }
+  out += "\n\n";
+  if (oracle::is_output_finding(f.kind)) {
+    out += fmt::format(
+        "Expected vs actual, worst element: output `{}` at [{}]: got {:.17g}, expected {:.17g} (computed in float64 "
+        "by an independent reference interpreter); allowed difference there {:.3g}, from {}.\n\n{}\n\n",
+        f.output, fmt::join(f.index, ", "), f.got, f.want, f.bound, tolerance_used, f.message);
+  } else {
+    out += fmt::format("Expected: the session runs. Actual: {} during {}: {}\n\n", oracle::verdict_kind_name(f.kind),
+                       f.stage.name(), f.message);
+  }
+  out += fmt::format("Optimized graph at level '{}' (as ORT saves it, `optimized_with_culprits.onnx`): {}\n\n", level,
+                     with.ok ? op_histogram(with.optimized_model) : with.error);
+  if (!culprits.empty()) {
+    out += fmt::format("With {} disabled (`optimized_without_culprits.onnx`): {}\n\n", fmt::join(culprits, ";"),
+                       without.ok ? op_histogram(without.optimized_model) : without.error);
+  }
+  out += fmt::format("How the culprit was found: {}\n\n", culprit_text);
+  out += "### To reproduce\n\n";
+  out += "`python3 repro.py` (needs numpy and onnxruntime) or `node repro.js` (needs onnxruntime-node): each embeds ";
+  out += "the model, the inputs, the expected values and the allowed difference per element, and prints PASS or FAIL ";
+  out += "for the failing level, for 'disabled' and for the failing level with the culprits disabled. The model is ";
+  out += "also `model.onnx`, the inputs `in_*.npy`";
+  out += fmt::format("{}.\n\nThe program the model computes (difftest IR, `repro.ir`):\n\n```\n{}```\n\n",
+                     specialized ? " (its dims fixed: the failure shows on the static-shape model)" : "", print(p));
+  out += "### Urgency\n\nA silent wrong result, no crash or error.\n\n";
+  out += fmt::format("### Platform\n\nLinux\n\n### OS Version\n\n{}\n\n", os_name());
+  out +=
+      fmt::format("### ONNX Runtime Installation\n\nReleased Package (npm onnxruntime-node {})\n\n", install.version);
+  out += fmt::format("### ONNX Runtime Version or Commit ID\n\n{}\n\n", install.version);
+  out += "### ONNX Runtime API\n\nJavaScript (Node.js; the Python reproducer uses the Python API)\n\n";
+  out += "### Architecture\n\nX64\n\n### Execution Provider\n\nDefault CPU (single-threaded session)\n\n";
+  out += fmt::format("Found and reduced by difftest {} ({} ops reduced to {}, {:.1f} s).\n", oracle::kDifftestVersion,
+                     r.original.num_calls(), r.reduced.program.num_calls(), r.seconds);
+  write_file_atomic((fs::path(dir) / "report.md").string(), out);
+}
+
+}  // namespace difftest::backends

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# ort_reduce.sh DIFFTEST SOURCE_DIR ORT_DIR: `difftest reduce --backend ort` on an ONNX Runtime
+# finding writes report.md in ORT's bug template naming the culprit transformer, the optimized
+# graphs with and without it, and two self-checking reproducers: repro.js, run here with the
+# pinned onnxruntime-node, must exit 1 (the bug reproduces) and pass at 'disabled' and with the
+# culprit disabled; repro.py must at least compile (this machine has no onnxruntime for Python).
+set -u
+difftest=$1 src=$2 ort_dir=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; cat "$tmp/out" 2>/dev/null; exit 1; }
+
+"$difftest" reduce "$src/tests/backends/ort_findings/matmul_scale_fusion_f64_alpha.ir" --backend ort \
+  --out "$tmp/r" > "$tmp/out" 2>&1
+[ $? -eq 1 ] || fail "reduce should exit 1 (a failure reduced)"
+for f in report.md repro.py repro.js model.onnx optimized_with_culprits.onnx optimized_without_culprits.onnx; do
+  [ -s "$tmp/r/$f" ] || fail "no $f"
+done
+grep -q "^### Describe the issue" "$tmp/r/report.md" || fail "report.md is not in ORT's template"
+grep -q "Disabling MatMulScaleFusion" "$tmp/r/report.md" || fail "report.md does not name the culprit"
+grep -q "^### ONNX Runtime Version or Commit ID" "$tmp/r/report.md" || fail "report.md has no version section"
+python3 -m py_compile "$tmp/r/repro.py" || fail "repro.py does not compile"
+NODE_PATH="$ort_dir/node_modules" node "$tmp/r/repro.js" > "$tmp/js" 2>&1
+code=$?
+cat "$tmp/js" >> "$tmp/out"
+[ $code -eq 1 ] || fail "repro.js exit code $code, expected 1 (the bug reproduces)"
+grep -q "^FAIL level 'extended'" "$tmp/js" || fail "repro.js does not fail the level"
+grep -q "^PASS level 'disabled'" "$tmp/js" || fail "repro.js does not pass 'disabled'"
+grep -q "^PASS level 'extended' with MatMulScaleFusion disabled" "$tmp/js" || fail "repro.js: culprit not confirmed"
+echo ok
