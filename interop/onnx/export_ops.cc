@@ -113,7 +113,23 @@ void clip(ModelWriter& w, const Binding& b) {
 }
 
 void cast(ModelWriter& w, const Binding& b) {
-  set_attr(w.node("Cast", {in(w, b, 0)}, {out(w, b)}), "to", int64_t{onnx_dtype(b.attrs().get_dtype("dtype"))});
+  const DType to = b.attrs().get_dtype("dtype"), from = b.args()[0].type().dtype;
+  if (!is_float(from) || !is_int(to)) {
+    set_attr(w.node("Cast", {in(w, b, 0)}, {out(w, b)}), "to", int64_t{onnx_dtype(to)});
+    return;
+  }
+  // difftest's float -> int cast saturates and takes NaN to 0, where ONNX leaves an out-of-range
+  // value undefined (ONNX Runtime wraps: -2.0 to u8 is 254). Written out in f64, whose range
+  // holds every integer bound (i64's maximum rounded down), then truncated by Cast.
+  ::onnx::NodeProto* widen = nullptr;
+  const std::string wide = w.op("Cast", {in(w, b, 0)}, "wide", &widen);
+  set_attr(*widen, "to", int64_t{onnx_dtype(DType::f64)});
+  const std::string is_number = w.op("Equal", {wide, wide}, "is_number");
+  const std::string finite = w.op("Where", {is_number, wide, w.scalar(DType::f64, 0)}, "nan_as_zero");
+  const double hi = to == DType::i64 ? std::nextafter(0x1p63, 0.0) : static_cast<double>(int_max(to));
+  const std::string saturated = w.op(
+      "Clip", {finite, w.scalar(DType::f64, static_cast<double>(int_min(to))), w.scalar(DType::f64, hi)}, "saturated");
+  set_attr(w.node("Cast", {saturated}, {out(w, b)}), "to", int64_t{onnx_dtype(to)});
 }
 
 // difftest defines x // 0 and x % 0 as 0, where ONNX leaves them undefined: the divisor is

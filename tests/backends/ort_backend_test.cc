@@ -85,6 +85,22 @@ TEST(OrtBackend, AnOpWithoutAnOnnxTypeIsUnsupportedNotAFinding) {
   EXPECT_NE(v.variants.front().message.find("tensor(bfloat16)"), std::string::npos) << v.variants.front().message;
 }
 
+// difftest's float -> int cast saturates where ONNX's Cast leaves the value undefined (ORT wraps
+// -2.0 to 254 as u8): the export clips first, so every level gives 0, 255, 0 and 3 here.
+TEST(OrtBackend, AFloatToIntCastSaturatesAsTheIrDefinesIt) {
+  const Program p = parse_program(R"(program @saturating_cast() {
+  %x: f32[4] = const [-2, 300.5, -1e+10, 3.7]
+  %y: u8[4] = cast(%x, dtype=u8)
+  %z: i32[4] = cast(%x, dtype=i32)
+  return %y, %z
+}
+)",
+                                  "saturating_cast.ir");
+  const oracle::Verdict v = oracle::check_program(p, ladder());
+  EXPECT_EQ(v.overall(), VerdictKind::Ok);
+  for (const auto& var : v.variants) EXPECT_EQ(var.kind, VerdictKind::Ok) << var.variant.name() << ": " << var.message;
+}
+
 // ORT's own log of a session at level `all`: the transformers it ran, those that changed the
 // graph, and the optimized model it saved.
 TEST(OrtBackend, ALoggedSessionNamesItsTransformersAndSavesTheOptimizedGraph) {
