@@ -11,7 +11,7 @@ function answer(req) {
   if (req.op === 'version') return {id: req.id, ok: true, versions: {node: 'fake'}};
   process.stderr.write('@@stage session\n');
   if (req.level === 'disabled') {
-    return {id: req.id, ok: false, stage: 'session', error: 'Could not find an implementation for Tanh(13)'};
+    return {id: req.id, ok: false, stage: 'session', error: "Could not find an implementation for Tanh(13) node with name ''"};
   }
   if (req.level === 'basic') process.kill(process.pid, 'SIGSEGV');
   const runs = req.cases.map((feeds, c) => {
