@@ -151,6 +151,15 @@ void WorkerProcess::stop() {
 WorkerAnswer WorkerProcess::request(const std::string& line, const IsolationLimits& limits) {
   WorkerAnswer answer;
   if (pid_ > 0 && owner_ != ::getpid()) stop();  // inherited through a fork: start our own
+  if (pid_ > 0) {
+    // A worker that died since its last answer (killed from outside) is replaced before this
+    // request is written, so its death is not blamed on this request.
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      close_fd(to_worker_), close_fd(from_worker_), close_fd(worker_log_);
+    }
+  }
   if (pid_ <= 0) {
     const std::string why = start();
     if (!why.empty()) {

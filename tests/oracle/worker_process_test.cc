@@ -5,8 +5,11 @@
 #include "oracle/external/worker_process.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace difftest::oracle {
@@ -75,6 +78,27 @@ TEST(WorkerProcess, ABlockedWorkerIsStoppedByTheWallClockBackstop) {
   const WorkerAnswer a = w.request("block", l);
   EXPECT_EQ(a.status, WorkerAnswer::Status::TimedOut);
   EXPECT_TRUE(a.blocked);
+}
+
+// A worker gone between two requests is replaced before the second is written: the second gets
+// its answer rather than the first worker's death.
+TEST(WorkerProcess, AWorkerThatDiedBetweenRequestsIsReplacedFirst) {
+  WorkerProcess w({"sh", "-c", kScript});
+  ASSERT_EQ(w.request("first", budget(10)).status, WorkerAnswer::Status::Ok);
+  const pid_t first = w.pid();
+  ASSERT_EQ(::kill(first, SIGKILL), 0);
+  // Wait until the kernel has made it a zombie (state Z): the death has happened.
+  for (;;) {
+    std::ifstream stat("/proc/" + std::to_string(first) + "/stat");
+    std::string pid, name, state;
+    stat >> pid >> name >> state;
+    if (!stat || state == "Z") break;
+    std::this_thread::yield();
+  }
+  const WorkerAnswer a = w.request("second", budget(10));
+  ASSERT_EQ(a.status, WorkerAnswer::Status::Ok);
+  EXPECT_EQ(a.line, "answer second");
+  EXPECT_NE(w.pid(), first);
 }
 
 TEST(WorkerProcess, AWorkerThatCannotStartSaysWhy) {
