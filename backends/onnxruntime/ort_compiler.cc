@@ -280,8 +280,8 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
     return fmt::format("--backend ort --opt {}", level_of(variant));
   }
 
-  void write_reproducer(const std::string& dir, const Program& p, const oracle::VariantId&,
-                        const sym::Env&) const override {
+  void write_reproducer(const std::string& dir, const Program& p, const sym::Env&, const oracle::VariantVerdict&,
+                        const oracle::CheckOptions&) const override {
     write_file_atomic((fs::path(dir) / "model.onnx").string(), export_for_ort(p).bytes);
   }
 

@@ -14,33 +14,15 @@
 #include "compiler/ir/printer.h"
 #include "compiler/passes/specialize_shapes.h"
 #include "compiler/tensor/npy.h"
+#include "oracle/check/expected_results.h"
 #include "reference/inputs.h"
-#include "tolerance/error_model.h"
 
 namespace difftest::backends {
 
 namespace fs = std::filesystem;
+using exporters::hex_of;
 
 namespace {
-
-std::string hex_of(const uint8_t* data, size_t n) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * n);
-  for (size_t i = 0; i < n; ++i) {
-    out += digits[data[i] >> 4];
-    out += digits[data[i] & 15];
-  }
-  return out;
-}
-
-std::string hex_of(const std::string& bytes) {
-  return hex_of(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-}
-
-std::string hex_of(const std::vector<double>& v) {
-  return hex_of(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(double));
-}
 
 std::string os_name() {
   std::ifstream f("/etc/os-release");
@@ -89,25 +71,7 @@ def run(level, disabled=()):
     return session.run(None, feeds)
 
 
-def check(label, outputs):
-    wrong = False
-    for out, got in zip(DATA["outputs"], outputs):
-        ref = np.frombuffer(bytes.fromhex(out["ref_hex"]), dtype="<f8").reshape(out["shape"])
-        allowed = np.frombuffer(bytes.fromhex(out["allowed_hex"]), dtype="<f8").reshape(out["shape"])
-        diff = np.abs(np.asarray(got, dtype=np.float64) - ref)
-        bad = (allowed >= 0) & ~(diff <= allowed)
-        if not bad.any():
-            continue
-        excess = np.nan_to_num(diff / np.maximum(allowed, np.finfo(np.float64).tiny), nan=np.inf)
-        at = np.unravel_index(int(np.argmax(np.where(bad, excess, -1.0))), ref.shape)
-        print(f"FAIL {label}: {int(bad.sum())} of {bad.size} elements of {out['name']} differ from the reference "
-              f"by more than allowed; worst at {[int(i) for i in at]}: got {float(np.asarray(got)[at])!r}, "
-              f"expected {float(ref[at])!r}, allowed difference {float(allowed[at]):.3g}")
-        wrong = True
-    if not wrong:
-        print(f"PASS {label}")
-    return wrong
-
+@CHECK@
 
 if __name__ == "__main__":
     print(DATA["title"])
@@ -196,6 +160,8 @@ function check(label, outputs) {
 
 std::string filled(std::string text, const std::string& version, const std::string& data) {
   for (size_t at; (at = text.find("@VERSION@")) != std::string::npos;) text.replace(at, 9, version);
+  if (const size_t at = text.find("@CHECK@"); at != std::string::npos)
+    text.replace(at, 7, exporters::python_check_function());
   const size_t at = text.find("@DATA@");
   text.replace(at, 6, data);
   return text;
@@ -255,22 +221,10 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
                               {"shape", t.shape()},
                               {"hex", hex_of(t.data(), t.nbytes())}});
   }
-  const bool outlier = f.kind == oracle::VerdictKind::Outlier && c.calibration;
-  for (size_t i = 0; i < p.outputs().size(); ++i) {
-    const tolerance::Bounded& sound = *c.bounds.outputs[i];
-    const tolerance::Bounded& judged = outlier ? *c.calibration->bounds.outputs[i] : sound;
-    const DType dtype = p.outputs()[i].type().dtype;
-    const double tiny = is_float(dtype) ? tolerance::smallest_normal(dtype) : 0;
-    std::vector<double> allowed(sound.ref.size());
-    for (size_t k = 0; k < allowed.size(); ++k) {
-      allowed[k] =
-          judged.uncertain[k] ? -1 : (outlier ? judged.err[k] : options.tolerance.safety * sound.err[k]) + tiny;
-    }
-    data["outputs"].push_back({{"name", "%" + p.outputs()[i].name()},
-                               {"shape", sound.exact.shape()},
-                               {"ref_hex", hex_of(sound.ref)},
-                               {"allowed_hex", hex_of(allowed)}});
-  }
+  const exporters::ExpectedResults expected = oracle::expected_results(p, c, f.kind, options);
+  std::vector<std::string> output_names;
+  for (const Value& v : p.outputs()) output_names.push_back("%" + v.name());
+  data["outputs"] = exporters::expected_outputs_json(expected, output_names);
   const std::string title =
       fmt::format("ONNX Runtime {}: {} at level '{}'{}", install.version, oracle::verdict_kind_name(f.kind), level,
                   culprits.empty() ? "" : fmt::format(" ({})", fmt::join(culprits, ";")));
@@ -279,11 +233,6 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
   write_file_atomic((fs::path(dir) / "repro.js").string(), filled(kNode, install.version, data.dump()));
 
   // report.md in the sections of ONNX Runtime's bug template.
-  const std::string tolerance_used =
-      outlier ? "the allowance of an ensemble of the reference in the program's precision (the spread legitimate "
-                "implementations show, 8 sigma beyond its largest member)"
-              : fmt::format("the sound error bound of a correct implementation in the program's dtypes, times {}",
-                            options.tolerance.safety);
   std::string out = fmt::format("# {}\n\n### Describe the issue\n\n", title);
   out += fmt::format(
       "On the CPU execution provider, this model's result is wrong at graph optimization level{} {} and right at {}.",
@@ -300,7 +249,7 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
     out += fmt::format(
         "Expected vs actual, worst element: output `{}` at [{}]: got {:.17g}, expected {:.17g} (computed in float64 "
         "by an independent reference interpreter); allowed difference there {:.3g}, from {}.\n\n{}\n\n",
-        f.output, fmt::join(f.index, ", "), f.got, f.want, f.bound, tolerance_used, f.message);
+        f.output, fmt::join(f.index, ", "), f.got, f.want, f.bound, expected.allowance, f.message);
   } else {
     out += fmt::format("Expected: the session runs. Actual: {} during {}: {}\n\n", oracle::verdict_kind_name(f.kind),
                        f.stage.name(), f.message);

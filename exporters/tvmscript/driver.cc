@@ -1,8 +1,10 @@
-// The opening comment and the driver of repro_tvmscript.py: inputs from a seeded numpy
-// generator, generated constants rebuilt exactly as compiler/tensor/constant.cc makes them, a
-// build and run per configuration, and a comparison that prints the worst element.
+// The opening comment and the driver of repro_tvmscript.py: the failing inputs embedded (or,
+// without expected results, drawn from a seeded numpy generator), generated constants rebuilt
+// exactly as compiler/tensor/constant.cc makes them, a build and run per opt_level, and a
+// judgement against the embedded reference that prints the worst element.
 #include <fmt/format.h>
 
+#include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "exporters/tvmscript/emit.h"
 
@@ -44,6 +46,26 @@ std::string how(const ConstantInit& c, const TensorType& t) {
     case ConstantInit::Kind::Literal: break;
   }
   return fmt::format("(\"literal\", {})", literal_list(c, t, true));
+}
+
+// DATA: the failing inputs of main's parameters (hex of their bytes, in INPUTS' order), the
+// reference per output and the difference allowed per element; None without expected results.
+std::string expected_data(const Program& p, const TvmScriptOptions& options, const std::vector<MainParam>& params) {
+  if (!options.expected)
+    return "# (rtol, atol) compare the two configurations; no reference values are embedded\nDATA = None\n";
+  const ExpectedResults& x = *options.expected;
+  nlohmann::json data = {{"allowance", x.allowance}, {"inputs", nlohmann::json::array()}};
+  for (const MainParam& m : params) {
+    const auto in = x.inputs.find(m.value.name());
+    if (in == x.inputs.end()) throw InternalError("TVMScript export: no expected input for %" + m.value.name());
+    data["inputs"].push_back({{"name", m.value.name()}, {"hex", hex_of(in->second.data(), in->second.nbytes())}});
+  }
+  std::vector<std::string> names;
+  for (const Value& v : p.outputs()) names.push_back("%" + v.name());
+  data["outputs"] = expected_outputs_json(x, names);
+  return "# The failing inputs, the reference values and the difference allowed per element (< 0: not compared)\n"
+         "DATA = json.loads(r'''" +
+         data.dump() + "''')\n";
 }
 
 // The fixed part of the driver; the tables above it are per program.
@@ -91,6 +113,15 @@ def _constant(shape, dtype, how):
     return _as_dtype(values.reshape(shape), dtype)
 
 
+def _from_hex(text, shape, dtype):
+    data = bytes.fromhex(text)
+    if dtype == "bfloat16":
+        import ml_dtypes  # numpy has no bfloat16
+
+        return np.frombuffer(data, dtype="<u2").view(ml_dtypes.bfloat16).reshape(shape)
+    return np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("<")).reshape(shape)
+
+
 def _random_input(rng, shape, dtype):
     if dtype == "bool":
         return rng.random(shape) < 0.5
@@ -102,8 +133,11 @@ def _random_input(rng, shape, dtype):
 
 
 def _arguments():
-    rng = np.random.default_rng(SEED)
-    args = [_random_input(rng, shape, dtype) for _, shape, dtype in INPUTS]
+    if DATA is not None:
+        args = [_from_hex(t["hex"], shape, dtype) for t, (_, shape, dtype) in zip(DATA["inputs"], INPUTS)]
+    else:
+        rng = np.random.default_rng(SEED)
+        args = [_random_input(rng, shape, dtype) for _, shape, dtype in INPUTS]
     args += [_constant(shape, dtype, how) for _, shape, dtype, how in CONSTANTS]
     return args
 
@@ -114,9 +148,8 @@ def _opt_level(config, default):
     return default
 
 
-def _run(config, default_level, args):
-    level = _opt_level(config, default_level)
-    print(f"building at {config} (TVM opt_level={level})")
+def _run(level, args):
+    print(f"building at opt_level={level}")
     with tvm.transform.PassContext(opt_level=level):
         executable = relax.build(Module, target=tvm.target.Target("llvm"))
     vm = relax.VirtualMachine(executable, tvm.cpu())
@@ -149,10 +182,23 @@ def _compare(name, dtype, got, want):
     return True
 
 
+@CHECK@
+
+def _judge_every_level(args):
+    print(f"difftest found a wrong result under its pipeline {FAILING_CONFIG}; judged against the reference, "
+          f"allowing {DATA['allowance']}:")
+    wrong = {level: check(f"opt_level={level}", _run(level, args)) for level in range(4)}
+    failing = _opt_level(FAILING_CONFIG, None)
+    # A pass list or pass order of difftest's own has no TVM level: any wrong level reproduces it.
+    return wrong[failing] if failing is not None else any(wrong.values())
+
+
 def main():
     args = _arguments()
-    failing = _run(FAILING_CONFIG, 3, args)
-    passing = _run(PASSING_CONFIG, 0, args)
+    if DATA is not None:
+        return 1 if _judge_every_level(args) else 0
+    failing = _run(_opt_level(FAILING_CONFIG, 3), args)
+    passing = _run(_opt_level(PASSING_CONFIG, 0), args)
     agree = [_compare(name, dtype, f, p) for (name, dtype), f, p in zip(OUTPUTS, failing, passing)]
     print("outputs agree" if all(agree) else "outputs differ")
     return 0 if all(agree) else 1
@@ -166,9 +212,19 @@ if __name__ == "__main__":
 
 std::string repro_header(const Program& p, const TvmScriptOptions& options) {
   std::string out = "# repro_tvmscript.py: exported by difftest from program @" + p.name() + ".\n";
-  out += fmt::format("# Builds Module at {} and at {}, runs both on the same seeded inputs and compares\n",
-                     options.failing_config, options.passing_config);
-  out += "# them (exit 1 when they differ). Needs TVM with Relax and numpy (ml_dtypes for bfloat16).\n#\n";
+  if (options.expected) {
+    out += fmt::format(
+        "# difftest found its result wrong under {}. Builds Module at TVM opt_level 0..3, runs each on the\n",
+        options.failing_config);
+    out += "# failing inputs and judges it against the reference values embedded in DATA (computed by an\n";
+    out += "# independent float64 interpreter) within the difference allowed per element: PASS or FAIL per\n";
+    out += "# level, exit 1 when the failing level is wrong. Needs TVM with Relax and numpy (ml_dtypes for\n";
+    out += "# bfloat16).\n#\n";
+  } else {
+    out += fmt::format("# Builds Module at {} and at {}, runs both on the same seeded inputs and compares\n",
+                       options.failing_config, options.passing_config);
+    out += "# them (exit 1 when they differ). Needs TVM with Relax and numpy (ml_dtypes for bfloat16).\n#\n";
+  }
   out += "# The program in difftest's IR (docs/ir.md):\n";
   std::string text = print(p);
   for (size_t at = 0; at < text.size();) {
@@ -177,7 +233,7 @@ std::string repro_header(const Program& p, const TvmScriptOptions& options) {
     out += "#   " + text.substr(at, end - at) + "\n";
     at = end + 1;
   }
-  out += "import sys\n\nimport numpy as np\nimport tvm\nfrom tvm import relax\n";
+  out += "import json\nimport sys\n\nimport numpy as np\nimport tvm\nfrom tvm import relax\n";
   out += "from tvm.script import ir as I, relax as R, tir as T\n\n\n";
   return out;
 }
@@ -194,7 +250,9 @@ std::string repro_driver(const Program& p, const TvmScriptOptions& options, cons
     dims += fmt::format("{}{}: {}", dims.empty() ? "" : ", ", quote_py(d.name), dim_value(p, env, sym::Expr::var(d.name)));
   }
   out += fmt::format("DIMS = {{{}}}  # the binding of the program's dims the inputs use\n", dims);
-  out += "# main's tensor parameters: (name, shape, dtype), random inputs\nINPUTS = [\n";
+  out +=
+      "# main's tensor parameters: (name, shape, dtype); their values are DATA's inputs (random without DATA)\nINPUTS "
+      "= [\n";
   for (const MainParam& m : params) {
     out += fmt::format("    ({}, {}, \"{}\"),\n", quote_py(e.name(m.value)), concrete_shape(p, env, m.value.type()),
                        tvm_dtype(m.value.type().dtype));
@@ -221,7 +279,10 @@ std::string repro_driver(const Program& p, const TvmScriptOptions& options, cons
   out += "# (rtol, atol) per dtype; integer and bool outputs must agree exactly\n";
   out += "TOLERANCE = {\"float64\": (1e-10, 1e-12), \"float32\": (1e-4, 1e-5), \"float16\": (1e-2, 1e-2), "
          "\"bfloat16\": (5e-2, 5e-2)}\n";
-  return out + kDriverCode;
+  out += expected_data(p, options, params);
+  std::string code = kDriverCode;
+  code.replace(code.find("@CHECK@"), 7, python_check_function());
+  return out + code;
 }
 
 }  // namespace difftest::exporters::tvmscript

@@ -15,6 +15,11 @@ namespace difftest::exporters::tvmscript {
 const char* tvm_dtype(DType t);          // "float16", "bfloat16", "uint32", "bool", ...
 std::string py_float(double v);          // a Python float literal ("2.0", "1e-06", "float('inf')")
 std::string py_ints(const std::vector<int64_t>& xs);  // "[1, 2]"
+// The type RoPE and quantization compute in: f64 for f64, else f32.
+DType compute_type(DType t);
+// The type (code - zero point) * scale is multiplied in, as our lowering does: exact in f32 for an
+// f16 scale and in f64 for an f32 one, or one correctly rounded multiply when f32 is the result.
+DType product_type(DType scale, DType out);
 
 // State of one export: Python names for values and dims, the lines of `main`'s body and the
 // prim_funcs the module needs.
@@ -77,6 +82,11 @@ std::string repro_driver(const Program& p, const TvmScriptOptions& options, cons
 // Emits the Relax lines of one call binding (a Relax op, or R.call_tir of a prim_func).
 // Throws InternalError naming the op when there is no exporter for it.
 void emit_call(Emitter& e, const Binding& b);
+
+// The layer ops with a Relax form (layer_ops.cc), and the emitter: false when the op's attributes
+// need more than Relax says (a mask operand, softcap, symbolic head counts...), nothing emitted.
+const std::set<std::string>& relax_layer_ops();
+bool emit_relax_layer_op(Emitter& e, const Binding& b);
 
 // The ops exported as prim_funcs, and the emitter for one of them (tvmscript_tir.cc).
 const std::set<std::string>& prim_func_ops();

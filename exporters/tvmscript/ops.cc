@@ -103,13 +103,20 @@ void register_creation_relax_ops(RelaxOpTable& t) {
   add_all(t, {{"arange", "R.arange"}, {"full", "R.full"}, {"zeros", "R.zeros"}, {"ones", "R.ones"}});
 }
 
-// Relax's attention has no GQA, sinks, softcap or bool mask; masks and RoPE have no Relax op.
+// Composed of Relax ops where the attributes allow (layer_ops.cc), else prim_funcs: R.nn.attention
+// has no GQA, sinks, softcap or bool mask operand; masks and RoPE have no Relax op of their own.
 void register_attention_relax_ops(RelaxOpTable& t) {
-  add_all(t, {{"causal_mask", ""}, {"sliding_window_mask", ""}, {"attention", ""}, {"rope", ""}});
+  add_all(t, {{"causal_mask", "R.less_equal"},
+              {"sliding_window_mask", "R.less_equal"},
+              {"attention", "R.nn.attention"},
+              {"rope", "R.cos"}});
 }
 
-// The MLC and GGML 4-bit formats are not Relax's affine qdq.
-void register_quantization_relax_ops(RelaxOpTable& t) { add_all(t, {{"quantize", ""}, {"dequantize", ""}}); }
+// The MLC and GGML 4-bit formats are not Relax's affine qdq: dequantize is composed of shifts and
+// masks; quantize (max-abs scales, rounding, packing) stays a prim_func.
+void register_quantization_relax_ops(RelaxOpTable& t) {
+  add_all(t, {{"quantize", ""}, {"dequantize", "R.right_shift"}});
+}
 
 // Nearest upsampling by an integer factor along the last axis is exactly a repeat.
 void register_conv_relax_ops(RelaxOpTable& t) {
@@ -407,6 +414,7 @@ const std::map<std::string, Handler>& handlers() {
 
 void emit_call(Emitter& e, const Binding& b) {
   const std::string& name = b.op().name;
+  if (relax_layer_ops().count(name) && emit_relax_layer_op(e, b)) return;
   if (prim_func_ops().count(name)) {
     emit_prim_func_call(e, b);
     return;

@@ -25,7 +25,6 @@ std::string cast(DType t, const std::string& x) { return fmt::format("T.Cast(\"{
 std::string fconst(DType t, double v) { return cast(t, fmt::format("T.float64({})", py_float(v))); }
 
 // Float arithmetic of the narrow formats is carried in f32, as our lowering does.
-DType compute_type(DType t) { return t == DType::f64 ? DType::f64 : DType::f32; }
 
 // One prim_func: buffer parameters for the operands and results, the dim variables they and
 // the attributes use as trailing T.int64 parameters (passed through tir_vars), scratch
@@ -232,14 +231,6 @@ std::string lead_index(const std::vector<std::string>& lead, const std::string& 
   std::vector<std::string> idx = lead;
   idx.push_back(last);
   return at(idx);
-}
-
-// (q - zero_point) * scale is exact in f32 for an f16 scale and in f64 for an f32 one, or
-// correctly rounded by one multiply when f32 is also the result: the choice our lowering makes.
-DType product_type(DType scale, DType out) {
-  if (out == DType::f64) return DType::f64;
-  if (scale == DType::f16 || out == DType::f32) return DType::f32;
-  return DType::f64;
 }
 
 void dequantize(Emitter& e, const Binding& b) {

@@ -42,6 +42,14 @@ std::string py_float(double v) {
   return s;
 }
 
+DType compute_type(DType t) { return t == DType::f64 ? DType::f64 : DType::f32; }
+
+DType product_type(DType scale, DType out) {
+  if (out == DType::f64) return DType::f64;
+  if (scale == DType::f16 || out == DType::f32) return DType::f32;
+  return DType::f64;
+}
+
 std::string py_ints(const std::vector<int64_t>& xs) {
   std::string out = "[";
   for (size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + std::to_string(xs[i]);

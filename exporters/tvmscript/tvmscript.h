@@ -1,14 +1,16 @@
 // TVMScript export for upstream bug reports: `repro_tvmscript.py` holds the program as a TVM
-// Relax IRModule and a driver that builds it at a failing and a passing configuration, runs
-// both on the same seeded inputs and compares them. A reviewer needs TVM and numpy only, not
-// difftest. See docs/reports.md.
+// Relax IRModule and a driver. With the failure's expected results embedded, the driver runs
+// the module at every TVM opt_level on the failing inputs and judges each against the reference
+// by itself. A reviewer needs TVM and numpy only, not difftest. See docs/reports.md.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "compiler/ir/ir.h"
 #include "compiler/ops/op_table.h"
+#include "exporters/expected_results.h"
 
 namespace difftest::exporters {
 
@@ -16,6 +18,11 @@ struct TvmScriptOptions {
   std::string failing_config = "O3";  // "O0".."O3" select a TVM opt_level; anything else is shown as is
   std::string passing_config = "O0";
   sym::Env binding;                   // dims of the driver's inputs; absent dims take their lower bound
+  // The failing run's inputs, the reference values and the allowance: with them the driver runs
+  // Module at every TVM opt_level on those inputs and judges each against the reference (exit 1
+  // when failing_config's level is wrong); without them it compares failing_config with
+  // passing_config on seeded random inputs.
+  std::optional<ExpectedResults> expected;
 };
 
 // The program as a Python file: imports, `@I.ir_module class Module` whose `main` holds one
@@ -25,8 +32,9 @@ struct TvmScriptOptions {
 // InternalError naming the op when an op has no exporter: never silently wrong output.
 std::string export_tvmscript(const Program& p, const TvmScriptOptions& options = {});
 
-// Our op name -> the Relax op it maps to ("R.matmul", "R.nn.softmax", ...), or "" when the op
-// is exported as a T.prim_func called through R.call_tir. Registered per family
+// Our op name -> the Relax op it maps to ("R.matmul", "R.nn.softmax", ...; for the layer ops
+// composed of several, the one at its heart), or "" when the op is exported as a T.prim_func
+// called through R.call_tir. Registered per family
 // (compiler/ops/op_table.h); every registry op is a key.
 using RelaxOpTable = OpTable<std::string>;
 const RelaxOpTable& relax_op_table();

@@ -13,6 +13,7 @@
 #include "oracle/check/check.h"
 #include "oracle/check/clock.h"
 #include "oracle/check/compiler.h"
+#include "oracle/check/expected_results.h"
 #include "oracle/check/strategies.h"
 #include "oracle/check/wire.h"
 
@@ -136,12 +137,14 @@ class BuiltinCompiler final : public CompilerUnderTest {
                        pipe.fma_contraction ? " --passes-fma" : "");
   }
 
-  void write_reproducer(const std::string& dir, const Program& p, const VariantId& failing,
-                        const sym::Env& binding) const override {
+  void write_reproducer(const std::string& dir, const Program& p, const sym::Env& binding,
+                        const VariantVerdict& failure, const CheckOptions& options) const override {
     exporters::TvmScriptOptions tvm;
-    tvm.failing_config = failing.tested.name();
+    tvm.failing_config = failure.variant.tested.name();
     tvm.passing_config = "O0";
     tvm.binding = binding;
+    const Case c = make_case(p, binding, options.cases());
+    if (!c.invalid()) tvm.expected = expected_results(p, c, failure.kind, options);
     write_file_atomic((std::filesystem::path(dir) / "repro_tvmscript.py").string(),
                       exporters::export_tvmscript(p, tvm));
   }

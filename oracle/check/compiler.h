@@ -25,6 +25,7 @@ struct CheckOptions;
 struct Culprit;     // reduce/bisect.h
 struct FailingRun;  // reduce/bisect.h
 struct ReductionReport;  // reduce/reduce_failure.h
+struct VariantVerdict;   // check/verdict.h
 
 // difftest's version (the builtin compiler's too), as verdicts and reports record it.
 inline constexpr const char* kDifftestVersion = "0.1.0";
@@ -106,8 +107,10 @@ class CompilerUnderTest {
   // written atomically into `dir`.
   virtual std::string environment(const Variant& variant) const = 0;
   virtual std::string replay_flags(const Variant& variant) const = 0;
-  virtual void write_reproducer(const std::string& dir, const Program& p, const VariantId& failing,
-                                const sym::Env& binding) const = 0;
+  // `p` is the reduced program as repro.ir holds it (its dims fixed for a specialized failure),
+  // `binding` its dims; `failure` which variant failed there and how.
+  virtual void write_reproducer(const std::string& dir, const Program& p, const sym::Env& binding,
+                                const VariantVerdict& failure, const CheckOptions& options) const = 0;
   // What write_reproducer writes, as the report says it.
   virtual std::string reproducer_files() const = 0;
   // After write_reproducer, for a reduced failure: files in the compiler's own project's terms

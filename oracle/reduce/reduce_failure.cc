@@ -93,7 +93,7 @@ void write_outputs(const std::string& dir, const ReductionReport& r, const Check
   write_file_atomic((fs::path(dir) / "repro.ir").string(), print(p));
   write_file_atomic((fs::path(dir) / "verdict.json").string(), report_json(r).dump(2) + "\n");
   write_file_atomic((fs::path(dir) / "report.md").string(), report_markdown(r));
-  r.compiler->write_reproducer(dir, p, r.failing.variant, env);
+  r.compiler->write_reproducer(dir, p, env, r.reduced_failure, options);
   r.compiler->write_report(dir, r, options);
 }
 

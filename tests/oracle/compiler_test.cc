@@ -41,9 +41,9 @@ class StandInCompiler : public CompilerUnderTest {
   std::string fixed_culprit(const Stage&) const override { return "its kernels"; }
   std::string environment(const Variant& v) const override { return identity() + " " + v.name(); }
   std::string replay_flags(const Variant& v) const override { return "--steps " + v.steps.front(); }
-  void write_reproducer(const std::string& dir, const Program&, const VariantId& failing,
-                        const sym::Env&) const override {
-    std::ofstream(std::filesystem::path(dir) / "stand_in.txt") << failing.name() << "\n";
+  void write_reproducer(const std::string& dir, const Program&, const sym::Env&, const VariantVerdict& failure,
+                        const CheckOptions&) const override {
+    std::ofstream(std::filesystem::path(dir) / "stand_in.txt") << failure.variant.name() << "\n";
   }
   std::string reproducer_files() const override { return "stand_in.txt names the variant"; }
 };
