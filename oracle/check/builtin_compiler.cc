@@ -150,7 +150,9 @@ class BuiltinCompiler final : public CompilerUnderTest {
   }
 
   std::string reproducer_files() const override {
-    return "`repro_tvmscript.py` holds the program as a TVM Relax module";
+    return "`repro_tvmscript.py` holds the program as a TVM Relax module and, with the failing inputs, the reference "
+           "values and the allowance embedded, says by itself whether TVM computes it right at each opt_level "
+           "(whether TVM shares the bug)";
   }
 };
 

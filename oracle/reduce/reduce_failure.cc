@@ -316,7 +316,10 @@ std::string report_markdown(const ReductionReport& r) {
     out += fmt::format("Expected: the program compiles and runs. Actual: {} during {}: {}\n\n",
                        verdict_kind_name(f.kind), f.stage.name(), f.message);
   }
-  if (bisected) out += "## Culprit pass\n\n" + format_culprit(r.culprit) + "\n\n";
+  if (bisected) {
+    out += fmt::format("## Culprit pass\n\nThe pass blamed belongs to {}.\n\n{}\n\n", r.compiler->identity(),
+                       format_culprit(r.culprit));
+  }
   const std::string inject = r.faults.empty() ? "" : fmt::format(" --inject {}", fmt::join(r.faults, " --inject "));
   out += "## To reproduce\n\n```\n";
   if (variant.against) {
