@@ -6,7 +6,7 @@
 #
 # Campaign: `difftest fuzz --backend ort --seeds A..B --jobs J` (default 0..199, 2 jobs): programs
 # per second, the verdict counts and the time per program by stage (summary.json). Then, for each
-# program in tests/backends/ort_findings: wall time of `difftest bisect` and of `difftest reduce`.
+# program in corpus/external/ort: wall time of `difftest bisect` and of `difftest reduce`.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: bench/ort_ladder.sh DIFFTEST [--seeds A..B] [--jobs J]" >&2; exit 2; }
 difftest=$1
@@ -38,7 +38,7 @@ print("ms per program: " + ", ".join(f"{k[:-3]} {v / n:.1f}" for k, v in t.items
 for f in s["failures"]:
     print(f"finding: {f['signature']} (first seed {f['first_seed']}, {f['programs']} programs)")
 PY
-for ir in "$src"/tests/backends/ort_findings/*.ir; do
+for ir in "$src"/corpus/external/ort/*.ir; do
   t0=$(date +%s.%N)
   "$difftest" bisect "$ir" --backend ort > "$tmp/bisect" 2>&1 || true
   t1=$(date +%s.%N)

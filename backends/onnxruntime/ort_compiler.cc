@@ -119,6 +119,8 @@ struct ScratchDir {
 
 class OrtCompiler final : public oracle::CompilerUnderTest {
  public:
+  std::string name() const override { return "ort"; }
+
   std::string identity() const override {
     const OrtInstall in = ort_install();
     return fmt::format("ONNX Runtime {} (onnxruntime-node, CPU execution provider, single-threaded)",

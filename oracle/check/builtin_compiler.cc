@@ -30,6 +30,8 @@ class BuiltinCompiler final : public CompilerUnderTest {
     return fmt::format("difftest {} (embedded compiler, LLVM 14 JIT)", kDifftestVersion);
   }
 
+  std::string name() const override { return "builtin"; }
+
   std::vector<Variant> variants(const Program& p, const CheckOptions& options) const override {
     std::vector<Variant> out;
     for (const auto& name : options.pipelines) out.push_back(named(name, "--opt"));

@@ -58,6 +58,8 @@ class CompilerUnderTest {
   virtual ~CompilerUnderTest() = default;
   // Its name and version, as reports record them.
   virtual std::string identity() const = 0;
+  // Its `--backend` name ("builtin", "ort"): what a corpus entry's `# compiler:` names.
+  virtual std::string name() const = 0;
   // The variants a check of `p` compiles, in order: `options`' named pipelines, custom pass
   // lists and random orders. UserError(Usage) for a name it does not know.
   virtual std::vector<Variant> variants(const Program& p, const CheckOptions& options) const = 0;

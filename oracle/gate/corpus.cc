@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::set<std::string> kHeaderKeys = {"expect", "fault", "passes", "llvm", "fma", "bind", "what"};
+const std::set<std::string> kHeaderKeys = {"expect", "fault", "passes", "llvm", "fma", "bind", "compiler", "what"};
 
 bool is_failure_kind_name(const std::string& name) {
   for (VerdictKind k : {VerdictKind::Mismatch, VerdictKind::CompileCrash, VerdictKind::CompileReject,
@@ -48,7 +48,7 @@ CorpusEntry read_corpus_entry(const std::string& path) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CorpusEntry e;
   e.file = path;
-  SourceLoc expect_at, bind_at;
+  SourceLoc expect_at, bind_at, compiler_at;
   std::map<std::string, int> seen_on;  // a key that may appear once -> its line
   std::istringstream lines(text);
   std::string line;
@@ -69,19 +69,27 @@ CorpusEntry read_corpus_entry(const std::string& path) {
     });
     if (!field) continue;
     if (!kHeaderKeys.count(key)) {
-      throw UserError(ErrorKind::Syntax,
-                      fmt::format("unknown header '# {}:' (known: expect, fault, passes, llvm, fma, bind, what)", key),
-                      SourceLoc{path, row, static_cast<int>(line.find('#')) + 1});
+      throw UserError(
+          ErrorKind::Syntax,
+          fmt::format("unknown header '# {}:' (known: expect, fault, passes, llvm, fma, bind, compiler, what)", key),
+          SourceLoc{path, row, static_cast<int>(line.find('#')) + 1});
     }
-    if (key == "passes" || key == "llvm" || key == "fma" || key == "bind") {
+    if (key == "passes" || key == "llvm" || key == "fma" || key == "bind" || key == "compiler") {
       const auto [it, first] = seen_on.emplace(key, row);
       if (!first) {
         throw UserError(ErrorKind::Syntax,
                         fmt::format("a second '# {}:' line (the first is on line {})", key, it->second), at);
       }
     }
-    if (key == "expect") {
-      if (expect_at.valid()) {
+    if (key == "compiler") {
+      if (value.empty() || value == "builtin") {
+        throw UserError(ErrorKind::Syntax, "'# compiler:' names another backend than builtin (see difftest backends)",
+                        at);
+      }
+      e.compiler = value;
+      compiler_at = at;
+    } else if (key == "expect") {
+      if (expect_at.valid() && !compiler_at.valid()) {
         throw UserError(ErrorKind::Syntax, fmt::format("a second '# expect:' line (the first is on line {})", expect_at.line),
                         at);
       }
@@ -91,7 +99,12 @@ CorpusEntry read_corpus_entry(const std::string& path) {
                         fmt::format("'# expect: {}' is neither ok nor a failure signature (kind|pipeline|stage|what)", value),
                         at);
       }
-      e.expect = expected;
+      if (compiler_at.valid()) {
+        if (!expected) throw UserError(ErrorKind::Syntax, "an entry of '# compiler:' expects its failures, not ok", at);
+        e.known_bugs.push_back(*expected);
+      } else {
+        e.expect = expected;
+      }
       expect_at = at;
     } else if (key == "passes" || key == "llvm" || key == "fma" || key == "bind") {
       try {
@@ -125,7 +138,13 @@ CorpusEntry read_corpus_entry(const std::string& path) {
     throw UserError(ErrorKind::Syntax, "missing the '# expect: ok' (or '# expect: SIGNATURE') header line",
                     SourceLoc{path, 1, 1});
   }
-  if (e.faults.empty() != !e.expect) {
+  if (compiler_at.valid() && (!e.faults.empty() || e.pipeline || e.expect)) {
+    throw UserError(ErrorKind::Syntax,
+                    e.expect ? "'# compiler:' goes before the '# expect:' lines it qualifies"
+                             : "an entry of '# compiler:' takes no '# fault:' or '# passes:' (those are the builtin's)",
+                    compiler_at);
+  }
+  if (e.faults.empty() != !e.expect && !compiler_at.valid()) {
     throw UserError(ErrorKind::Syntax,
                     e.faults.empty() ? "an expected failure needs the '# fault: NAME' that causes it"
                                      : "an entry with '# fault:' lines must expect the signature they cause, not ok",

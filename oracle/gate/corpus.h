@@ -14,6 +14,15 @@
 //   # fma: on                                       ... with FMA contraction (default off)
 //   # bind: k=1                                     also checked under this binding
 //
+// A bug of another compiler under test, found by difftest and kept so that the gate notices
+// the day an upgrade fixes or changes it, has no fault: the compiler shows it as it is.
+//
+//   # compiler: ort                                 the expectations are this backend's ...
+//   # expect: mismatch|extended|compare|output of attention   ... every one must show (the
+//   # expect: mismatch|all|compare|output of attention         line repeats), and nothing else
+//
+// Under another backend such an entry is checked like an `ok` entry.
+//
 // `# what:` is free text, and so is a comment line without a one-word key before a colon; any
 // other one-word key is an error (a misspelt header would otherwise be ignored), and so is a
 // second `# passes:`, `# llvm:`, `# fma:` or `# bind:`.
@@ -35,6 +44,8 @@ struct CorpusEntry {
   Program program;
   std::vector<std::string> faults;  // `# fault:` lines, in order
   std::optional<Signature> expect;  // nullopt: ok; else the signature to show with `faults` on
+  std::string compiler;             // `# compiler:`: the backend whose own bugs `known_bugs` are
+  std::vector<Signature> known_bugs;           // with `compiler`: every `# expect:` signature
   std::optional<pipeline::Pipeline> pipeline;  // `# passes:` (named "custom"), `# llvm:`, `# fma:`
   std::optional<sym::Env> binding;             // `# bind:`
 };

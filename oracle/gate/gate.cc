@@ -54,18 +54,50 @@ GateCase check_entry(const std::string& file, const GateOptions& o, const Deadli
   check.limits.deadline = deadline;
   // The command that shows a variant's failure again: a pass list that is not a named
   // pipeline is spelt out.
+  const std::string backend = check.under_test().name() == "builtin" ? "" : " --backend " + check.under_test().name();
   const auto rerun = [&](const VariantVerdict& v) {
     const std::string passes =
-        v.variant.tested.records_steps() ? " " + check.under_test().replay_flags(v.variant.tested) : std::string();
+        v.variant.tested.records_steps() ? " " + check.under_test().replay_flags(v.variant.tested) : backend;
     return fmt::format("difftest run {}{}{}", file, passes, inject_flags(o.campaign.faults));
   };
   const Verdict clean = check_program(e.program, check);
+  // An entry of the compiler under test expects that compiler's own bugs: they are not failures.
+  const bool its_bugs = !e.compiler.empty() && e.compiler == check.under_test().name();
+  const auto known_bug = [&](const Signature& s) {
+    return its_bugs && std::find(e.known_bugs.begin(), e.known_bugs.end(), s) != e.known_bugs.end();
+  };
   for (const auto& v : clean.variants) {
-    if (is_failure(v.kind)) {
+    if (is_failure(v.kind) && !known_bug(v.signature())) {
       sort_into(c, GateFailure{v.signature(), false, -1, v.variant.name(), v.binding, v.message, file, rerun(v)}, o);
     }
   }
   c.detail = fmt::format("{} variants: {}", clean.variants.size(), verdict_kind_name(clean.overall()));
+  if (its_bugs && !clean.cancelled) {
+    const std::vector<Signature> shown = clean.failure_signatures();
+    std::vector<Signature> gone;
+    for (const Signature& s : e.known_bugs) {
+      if (std::find(shown.begin(), shown.end(), s) == shown.end()) gone.push_back(s);
+    }
+    c.detail += fmt::format("; {} of its {} known {} bugs shown", e.known_bugs.size() - gone.size(),
+                            e.known_bugs.size(), e.compiler);
+    for (const Signature& s : gone) c.detail += fmt::format("; {} no longer shows {}", e.compiler, s.str());
+    if (!gone.empty()) c.detail += ": fixed or changed upstream (update the entry)";
+    for (const Signature& s : gone) {
+      sort_into(c,
+                GateFailure{lost_detection_signature(fs::path(file).filename().string(), s),
+                            false,
+                            -1,
+                            "",
+                            {},
+                            fmt::format("{} no longer shows {}: fixed or changed upstream (update the entry)",
+                                        check.under_test().identity(), s.str()),
+                            file,
+                            fmt::format("difftest run {}{}", file, backend)},
+                o);
+    }
+  } else if (!e.compiler.empty()) {
+    c.detail += fmt::format("; its expected failures are {}'s", e.compiler);
+  }
   // An entry's faults are planted in the builtin compiler: another compiler under test is held
   // to the entry's clean half only.
   const bool builtin = &check.under_test() == &builtin_compiler();

@@ -118,7 +118,7 @@ TEST(OrtBackend, ALoggedSessionNamesItsTransformersAndSavesTheOptimizedGraph) {
 }
 
 // Two wrong results of ONNX Runtime 1.30.0's optimizer that difftest found, reduced and
-// attributed (tests/backends/ort_findings): each level from `extended` up fails, `disabled` and
+// attributed (corpus/external/ort): each level from `extended` up fails, `disabled` and
 // `basic` pass, and the culprit search names the one transformer. A newer pinned ORT that
 // fixes them fails this test, which is when its expectations are updated.
 struct OrtFinding {
@@ -128,8 +128,7 @@ struct OrtFinding {
 class OrtFindings : public ::testing::TestWithParam<OrtFinding> {};
 
 TEST_P(OrtFindings, IsFoundFromExtendedUpAndAttributedToItsTransformer) {
-  const Program p =
-      parse_program_file(fmt::format("{}/tests/backends/ort_findings/{}", DIFFTEST_SOURCE_DIR, GetParam().file));
+  const Program p = parse_program_file(fmt::format("{}/corpus/external/ort/{}", DIFFTEST_SOURCE_DIR, GetParam().file));
   oracle::CheckOptions o = ladder();
   o.specialize = false;
   const oracle::Verdict v = oracle::check_program(p, o);

@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; cat "$tmp/out" 2>/dev/null; exit 1; }
 
-"$difftest" reduce "$src/tests/backends/ort_findings/matmul_scale_fusion_f64_alpha.ir" --backend ort \
+"$difftest" reduce "$src/corpus/external/ort/matmul_scale_fusion_f64_alpha.ir" --backend ort \
   --out "$tmp/r" > "$tmp/out" 2>&1
 [ $? -eq 1 ] || fail "reduce should exit 1 (a failure reduced)"
 for f in report.md repro.py repro.js model.onnx optimized_with_culprits.onnx optimized_without_culprits.onnx; do

@@ -29,6 +29,7 @@ Variant test_variant(const std::string& name, std::vector<std::string> steps = {
 // What the oracle asks of every compiler beyond compiling: names, roles of steps, reproducers.
 class StandInCompiler : public CompilerUnderTest {
  public:
+  std::string name() const override { return "stand-in"; }
   Variant named(const std::string& name, const std::string&) const override { return test_variant(name); }
   Variant recorded(const std::string& name, std::vector<std::string> steps, const nlohmann::json&,
                    const std::string&) const override {

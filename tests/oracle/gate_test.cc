@@ -126,6 +126,56 @@ TEST(Corpus, MalformedHeadersAreLocatedErrors) {
   EXPECT_NE(error_of(c.add("prog.ir", "# expect: ok\nprogram @p( {\n")).find("prog.ir:2:"), std::string::npos);
 }
 
+// Another backend's own bugs: no fault, every `# expect:` line kept, in order.
+TEST(Corpus, ReadsAnotherCompilersKnownBugs) {
+  TempCorpus c;
+  const CorpusEntry e =
+      read_corpus_entry(c.add("ort.ir",
+                              "# compiler: ort\n# expect: mismatch|extended|compare|output of mul\n# expect: "
+                              "mismatch|all|compare|output of mul\n" +
+                                  std::string(kMul)));
+  EXPECT_EQ(e.compiler, "ort");
+  EXPECT_FALSE(e.expect);
+  EXPECT_TRUE(e.faults.empty());
+  ASSERT_EQ(e.known_bugs.size(), 2u);
+  EXPECT_EQ(e.known_bugs[0].str(), "mismatch|extended|compare|output of mul");
+  EXPECT_EQ(e.known_bugs[1].str(), "mismatch|all|compare|output of mul");
+}
+
+TEST(Corpus, MalformedCompilerHeadersAreLocatedErrors) {
+  TempCorpus c;
+  EXPECT_NE(error_of(c.add("builtin.ir", "# compiler: builtin\n# expect: ok\n" + std::string(kMul)))
+                .find("builtin.ir:1:13: error[syntax]: '# compiler:' names another backend than builtin"),
+            std::string::npos);
+  EXPECT_NE(error_of(c.add("ok.ir", "# compiler: ort\n# expect: ok\n" + std::string(kMul)))
+                .find("ok.ir:2:11: error[syntax]: an entry of '# compiler:' expects its failures, not ok"),
+            std::string::npos);
+  EXPECT_NE(error_of(c.add("fault.ir", "# compiler: ort\n# fault: mul-drops-tail\n# expect: " + kMulSignature + "\n" +
+                                           std::string(kMul)))
+                .find("fault.ir:1:13: error[syntax]: an entry of '# compiler:' takes no '# fault:' or '# passes:'"),
+            std::string::npos);
+  EXPECT_NE(error_of(c.add("late.ir", "# expect: " + kMulSignature + "\n# compiler: ort\n" + std::string(kMul)))
+                .find("late.ir:2:13: error[syntax]: '# compiler:' goes before the '# expect:' lines"),
+            std::string::npos);
+  EXPECT_NE(error_of(c.add("twice.ir",
+                           "# compiler: ort\n# compiler: ort\n# expect: " + kMulSignature + "\n" + std::string(kMul)))
+                .find("twice.ir:2:13: error[syntax]: a second '# compiler:' line (the first is on line 1)"),
+            std::string::npos);
+}
+
+// Under the builtin compiler another backend's entry is an ok entry: its program must pass.
+TEST(Gate, AnotherCompilersEntryIsHeldToOkUnderTheBuiltin) {
+  TempCorpus c;
+  c.add("ort.ir", "# compiler: ort\n# expect: mismatch|extended|compare|output of mul\n" + std::string(kMul));
+  const GateResult r = run_gate(quick(c.dir()));
+  ASSERT_EQ(r.cases.size(), 1u);
+  EXPECT_TRUE(r.passed()) << r.cases[0].detail;
+  EXPECT_NE(r.cases[0].detail.find("its expected failures are ort's"), std::string::npos) << r.cases[0].detail;
+  const faults::ScopedFaults on({"mul-drops-tail"});
+  const GateResult broken = run_gate(quick(c.dir()));
+  EXPECT_EQ(broken.fresh(), signatures({kMulSignature}));
+}
+
 TEST(Gate, OkAndFaultEntriesPass) {
   TempCorpus c;
   c.add("a_ok.ir", std::string("# expect: ok\n") + kMul);
