@@ -45,6 +45,37 @@ Reduction plan(const std::vector<int64_t>& shape, const std::vector<int64_t>& ax
 
 enum class Kind { Sum, Mean, Prod, Max, Min };
 
+// An ensemble member's sum or product of each output's terms, in the member's order
+// (reference/perturbation.h): index order, its reverse, a random permutation, or for Blocked
+// SIMD lanes, as vectorized reductions run: W lanes (4, 8 or 16, drawn per member), lane j
+// folding terms j, j + W, ... in order, then the upper half of the lanes added to the lower
+// half until one is left. A compiler may reduce in any order, and with cancellation the order
+// moves a result by many ulps: members that summed in index order flagged ONNX Runtime's
+// ReduceSum and ReduceMean of four floats ((x0 + x2) + (x1 + x3), lanes) as outliers.
+template <Kind K>
+void ordered_fold(const std::vector<double>& v, const Reduction& r, Perturbation& member, const Rounder& rd,
+                  std::vector<double>& acc) {
+  std::vector<std::vector<double>> terms(acc.size());
+  for (size_t i = 0; i < v.size(); ++i) terms[static_cast<size_t>(r.out_index[i])].push_back(v[i]);
+  const auto combine = [&](double a, double b) { return K == Kind::Prod ? rd(a * b) : rd(a + b); };
+  const bool lanes = member.sum_order() == SumOrder::Blocked;
+  const size_t width = lanes ? size_t{4} << member.permutation(3)[0] : 0;
+  const std::vector<int64_t> order = lanes ? std::vector<int64_t>{} : member.summation_order(r.count);
+  for (size_t o = 0; o < acc.size(); ++o) {
+    const std::vector<double>& t = terms[o];
+    if (!lanes) {
+      for (int64_t k : order) acc[o] = combine(acc[o], t[static_cast<size_t>(k)]);
+      continue;
+    }
+    std::vector<double> lane(width, acc[o]);
+    for (size_t k = 0; k < t.size(); ++k) lane[k % width] = combine(lane[k % width], t[k]);
+    for (size_t w = width / 2; w >= 1; w /= 2) {
+      for (size_t j = 0; j < w; ++j) lane[j] = combine(lane[j], lane[j + w]);
+    }
+    acc[o] = lane[0];
+  }
+}
+
 template <Kind K>
 std::vector<Tensor> reduce(const KernelContext& c) {
   const Tensor& x = c.arg(0);
@@ -58,19 +89,27 @@ std::vector<Tensor> reduce(const KernelContext& c) {
                         : K == Kind::Min                     ? std::numeric_limits<double>::infinity()
                                                              : 0;
     std::vector<double> acc(n_out, init);
-    for (size_t i = 0; i < v.size(); ++i) {
-      double& a = acc[static_cast<size_t>(r.out_index[i])];
-      switch (K) {
-        case Kind::Sum:
-        case Kind::Mean: a = rd(a + v[i]); break;
-        case Kind::Prod: a = rd(a * v[i]); break;
-        // NaN propagates, as in maximum/minimum, NumPy and ONNX.
-        case Kind::Max:
-          a = std::isnan(a) || std::isnan(v[i]) ? nan : std::max(a, v[i]);
-          break;
-        case Kind::Min:
-          a = std::isnan(a) || std::isnan(v[i]) ? nan : std::min(a, v[i]);
-          break;
+    if (K != Kind::Max && K != Kind::Min && c.perturbation != nullptr && r.count > 1) {
+      ordered_fold<K>(v, r, *c.perturbation, rd, acc);
+    } else {
+      for (size_t i = 0; i < v.size(); ++i) {
+        double& a = acc[static_cast<size_t>(r.out_index[i])];
+        switch (K) {
+          case Kind::Sum:
+          case Kind::Mean:
+            a = rd(a + v[i]);
+            break;
+          case Kind::Prod:
+            a = rd(a * v[i]);
+            break;
+          // NaN propagates, as in maximum/minimum, NumPy and ONNX.
+          case Kind::Max:
+            a = std::isnan(a) || std::isnan(v[i]) ? nan : std::max(a, v[i]);
+            break;
+          case Kind::Min:
+            a = std::isnan(a) || std::isnan(v[i]) ? nan : std::min(a, v[i]);
+            break;
+        }
       }
     }
     if (K == Kind::Mean) {

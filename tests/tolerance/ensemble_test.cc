@@ -255,5 +255,33 @@ TEST(Ensemble, AnOutputWithFewComparedElementsSaysSo) {
   EXPECT_NEAR(o.checked_share(), static_cast<double>(o.compared) / 64, 1e-12);
 }
 
+// A vectorized reduction adds lanes: (x0 + x2) + (x1 + x3) for four floats, which ONNX Runtime's
+// ReduceSum and ReduceMean return. With cancellation that order lands ~20 allowances from an
+// ensemble that summed in index order only; every order a compiler may use is a correct result.
+TEST(Ensemble, EverySummationOrderOfACancellingReductionIsNoOutlier) {
+  const std::vector<float> x = {0.7066116f, -1.525467f, 0.27361166f, 0.5110355f};
+  const float lanes = (x[0] + x[2]) + (x[1] + x[3]);
+  const float index_order = ((x[0] + x[1]) + x[2]) + x[3];
+  const float reversed = ((x[3] + x[2]) + x[1]) + x[0];
+  ASSERT_NE(lanes, index_order);  // the orders differ here, or the test shows nothing
+  for (const char* op : {"sum", "mean"}) {
+    Checked c;
+    c.program = testing::verified_program(fmt::format("program @r() {{\n  %x: f32[4] = param\n  %y: f32[] = {}(%x)\n"
+                                                      "  return %y\n}}\n",
+                                                      op),
+                                          "reduction.ir");
+    c.inputs["x"] = Tensor::from_doubles(DType::f32, {4}, {x[0], x[1], x[2], x[3]});
+    c.options.mode = BoundMode::Probabilistic;
+    c.sound = bound_program(c.program, {}, c.inputs, c.options);
+    c.calibration = calibrate(c.program, {}, c.inputs, c.sound, c.options, EnsembleOptions{});
+    const float divisor = std::string(op) == "mean" ? 4.0f : 1.0f;
+    for (const float sum : {lanes, index_order, reversed}) {
+      const OutputComparison o = compare(c, Tensor::from_doubles(DType::f32, {}, {sum / divisor}));
+      EXPECT_EQ(o.failing, 0) << op << " " << sum;
+      EXPECT_EQ(o.outliers, 0) << op << " " << sum << ": excess " << o.worst_excess;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace difftest::tolerance
