@@ -164,10 +164,18 @@ void set_attr(::onnx::NodeProto& n, const std::string& name, const ::onnx::Tenso
   *a->mutable_t() = t;
 }
 
+// A function written as several ONNX nodes (gelu, silu, atan2, rsqrt) rounds once in our IR:
+// on f16/bf16 its nodes compute in f32 between casts, as an `acc` op's do. In the narrow dtype
+// every node would round, and its constants with it (pi and sqrt(2) rounded to f16 are both
+// low): ONNX Runtime's f16 atan2 and gelu came out biased for the export's sake.
 std::optional<DType> accumulator_of(const Binding& b) {
   for (const auto& [name, value] : b.attrs().items()) {
     if (name == "acc" && std::holds_alternative<DType>(value)) return std::get<DType>(value);
   }
+  static const std::set<std::string> decomposed = {"gelu", "silu", "atan2", "rsqrt"};
+  if (!decomposed.count(b.op().name)) return std::nullopt;
+  const DType t = b.args()[0].type().dtype;
+  if (t == DType::f16 || t == DType::bf16) return DType::f32;
   return std::nullopt;
 }
 

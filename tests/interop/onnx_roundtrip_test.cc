@@ -110,6 +110,36 @@ TEST(OnnxRoundTrip, Q4f16_1WeightsOfAMatmulBecomeMatMulNBitsWithZeroPointSeven) 
   EXPECT_EQ(count_nodes(u, "BitShift"), 1u);
 }
 
+// An f16 function written as several nodes computes them in f32 between one Cast in and one
+// out, as our gelu/atan2 round once: in f16 each node would round, and pi and sqrt(2) with them.
+TEST(OnnxRoundTrip, F16FunctionsWrittenAsSeveralNodesComputeInF32) {
+  const Program p = parse_program(R"(
+program @f16_functions() {
+  %x: f16[8] = param
+  %y: f16[8] = param
+  %g: f16[8] = gelu(%x)
+  %a: f16[8] = atan2(%y, %x)
+  %s: f16[8] = silu(%x)
+  %r: f16[8] = rsqrt(%x)
+  return %g, %a, %s, %r
+}
+)");
+  const ::onnx::ModelProto m = export_program(p);
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() == "Erf" || n.op_type() == "Atan" || n.op_type() == "Sigmoid" || n.op_type() == "Sqrt") {
+      const auto& in = n.input(0);
+      const auto producer = std::find_if(m.graph().node().begin(), m.graph().node().end(),
+                                         [&](const auto& k) { return k.output_size() > 0 && k.output(0) == in; });
+      ASSERT_NE(producer, m.graph().node().end()) << n.op_type();
+      // Erf and Atan read a Div of the widened operands; Sigmoid and Sqrt read the Cast itself.
+      const auto& cast_or_div = *producer;
+      EXPECT_TRUE(cast_or_div.op_type() == "Cast" || cast_or_div.op_type() == "Div") << n.op_type();
+    }
+  }
+  EXPECT_EQ(count_nodes(m, "Cast"), 4u + 1u + 4u) << "x widened once per function, y once, each result narrowed";
+  EXPECT_EQ(round_trip_difference(p, {}), "");
+}
+
 // With bf16 edges, the bf16 inputs and outputs are f32 and the model computes the same values:
 // the imported model, fed the f32 copies of the inputs, gives the f32 copies of what the model
 // without edges gives, bit for bit (bf16 is exact in f32).
