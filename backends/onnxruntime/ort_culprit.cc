@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 
 #include "backends/onnxruntime/ort_compiler.h"
 #include "compiler/passes/specialize_shapes.h"
@@ -55,6 +56,15 @@ struct Search {
   }
 };
 
+// `X` of "onnxruntime::X::Apply" (or ::ApplyImpl) in an exception thrown from
+// onnxruntime/core/optimizer/, else "".
+std::string optimizer_in_exception(const std::string& message) {
+  if (message.find("core/optimizer/") == std::string::npos) return "";
+  static const std::regex thrower(R"(onnxruntime::(\w+)::Apply(Impl)?\b)");
+  std::smatch m;
+  return std::regex_search(message, m, thrower) ? m[1].str() : "";
+}
+
 }  // namespace
 
 std::string op_histogram(const std::string& model_bytes) {
@@ -91,6 +101,16 @@ std::optional<Culprit> find_culprit_transformers(const Program& p, const oracle:
         "culprit: ONNX Runtime's kernels — the failure ({}) shows at level 'disabled', where no optional graph "
         "transformer runs (or the exported model; docs/backends.md says how the two are told apart)",
         c.key.str());
+    return done();
+  }
+  // A transformer or rewrite rule that threw names itself in ORT's exception (a rule of a
+  // rule-based transformer cannot be disabled alone, so the search below could not find it).
+  if (const std::string thrower = optimizer_in_exception(whole.message); !thrower.empty()) {
+    c.pass = thrower;
+    c.summary = fmt::format(
+        "culprit: {} — ONNX Runtime's graph optimizer threw during session set-up (core/optimizer/ in the "
+        "exception) at level '{}', not at 'disabled' (the failure: {})",
+        thrower, level, c.key.str());
     return done();
   }
   // Collect: every transformer that modified the graph, round after round, until the level passes.

@@ -150,6 +150,21 @@ INSTANTIATE_TEST_SUITE_P(Ort1_30, OrtFindings,
                                            OrtFinding{"simplified_layer_norm_fusion_f64_eps.ir",
                                                       "SimplifiedLayerNormFusion"}));
 
+// A rewrite rule that throws cannot be disabled alone (it runs inside a rule-based transformer);
+// the exception names it, and the culprit search reports that name.
+TEST(OrtCulprit, ARuleThatThrowsIsNamedByItsException) {
+  const Program p = parse_program_file(
+      fmt::format("{}/corpus/external/ort/relu_clip_fusion_int64_exception.ir", DIFFTEST_SOURCE_DIR));
+  oracle::CheckOptions o = ladder();
+  o.specialize = false;
+  const oracle::Verdict v = oracle::check_program(p, o);
+  const oracle::VariantVerdict& failure = *v.first_failure();
+  ASSERT_EQ(failure.kind, VerdictKind::CompileReject);
+  ASSERT_EQ(failure.variant.name(), "basic");
+  const oracle::Culprit c = oracle::find_culprit(p, {failure.variant, failure.binding, failure, 0}, o);
+  EXPECT_EQ(c.pass, "FuseReluClip") << c.summary;
+}
+
 class StandInWorker : public ::testing::Test {
  protected:
   void SetUp() override { use("fake_ort_worker.js"); }
