@@ -21,6 +21,17 @@ std::string relax_local(Emitter& e, const std::string& base, const std::string& 
   return t;
 }
 
+// `y = expr`, where expr computes in `computed`: through a local named y + suffix and one
+// R.astype when `result` differs (our ops round once, at the end).
+void assign_rounded(Emitter& e, const std::string& y, const std::string& expr, DType computed, DType result,
+                    const std::string& suffix) {
+  if (computed == result) {
+    e.line(fmt::format("{} = {}", y, expr));
+    return;
+  }
+  e.line(fmt::format("{} = R.astype({}, {})", y, relax_local(e, y + suffix, expr), relax_dtype(result)));
+}
+
 std::string int_const(int64_t v) { return fmt::format("R.const({}, \"int64\")", v); }
 
 // Which keys query row i admits, as a bool [q_len, kv_len] tensor: key j <= the row's position
@@ -98,12 +109,8 @@ bool relax_attention(Emitter& e, const Binding& b) {
         e, y + "_bias",
         fmt::format("R.reshape({}, {})", additive, e.shape({sym::Expr(1), sym::Expr(1), q.shape[1], k.shape[1]})));
   }
-  const std::string call = fmt::format("R.nn.attention({}, {}, {}, {}, scale={})", qa, ka, va, bias, py_float(scale));
-  if (acc == dt) {
-    e.line(fmt::format("{} = {}", y, call));
-  } else {
-    e.line(fmt::format("{} = R.astype({}, {})", y, relax_local(e, y + "_acc", call), relax_dtype(dt)));
-  }
+  assign_rounded(e, y, fmt::format("R.nn.attention({}, {}, {}, {}, scale={})", qa, ka, va, bias, py_float(scale)), acc,
+                 dt, "_acc");
   return true;
 }
 
@@ -159,11 +166,7 @@ bool relax_rope(Emitter& e, const Binding& b) {
     out = fmt::format("R.reshape(R.concat((R.expand_dims({}, axis=4), R.expand_dims({}, axis=4)), axis=4), {})", o1, o2,
                       e.shape(x.shape));
   }
-  if (ct == dt) {
-    e.line(fmt::format("{} = {}", y, out));
-  } else {
-    e.line(fmt::format("{} = R.astype({}, {})", y, relax_local(e, y + "_ct", out), relax_dtype(dt)));
-  }
+  assign_rounded(e, y, out, ct, dt, "_ct");
   return true;
 }
 
@@ -224,12 +227,7 @@ bool relax_dequantize(Emitter& e, const Binding& b) {
     scale = relax_local(e, y + "_scale_k",
                         fmt::format("R.strided_slice({}, axes=[{}], begin=[0], end=[{}])", scale, last, e.dim(K)));
   }
-  const std::string product = fmt::format("R.multiply({}, {})", level, scale);
-  if (pt == out.dtype) {
-    e.line(fmt::format("{} = {}", y, product));
-  } else {
-    e.line(fmt::format("{} = R.astype({}, {})", y, relax_local(e, y + "_pt", product), relax_dtype(out.dtype)));
-  }
+  assign_rounded(e, y, fmt::format("R.multiply({}, {})", level, scale), pt, out.dtype, "_pt");
   return true;
 }
 
