@@ -19,6 +19,8 @@ struct Backend {
   int default_orders = 0;  // random orders of its steps a default check adds
   // The generator's float dtypes for it (GeneratorOptions::float_dtypes; "": the generator's).
   std::string float_dtypes;
+  // Percent of the generator's picks that are motifs (GeneratorOptions::motif_percent).
+  uint32_t motif_percent = 0;
   // Variant pairs whose outputs a default check also compares with each other.
   std::vector<std::pair<std::string, std::string>> cross_checks;
   bool builtin() const { return name == "builtin"; }

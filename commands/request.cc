@@ -72,8 +72,10 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
 GeneratorOptions generator_options(const CheckRequest& r) {
   GeneratorOptions g;
   if (!r.weights.empty()) g.weights = parse_op_weights(r.weights, "--weights");
-  const std::string dtypes =
-      r.float_dtypes.empty() ? backends::find_backend(r.backend, "--backend").float_dtypes : r.float_dtypes;
+  const backends::Backend& backend = backends::find_backend(r.backend, "--backend");
+  if (r.motifs > 100) throw UserError(ErrorKind::Usage, "--motifs: a percent, 0..100");
+  g.motif_percent = r.motifs >= 0 ? static_cast<uint32_t>(r.motifs) : backend.motif_percent;
+  const std::string dtypes = r.float_dtypes.empty() ? backend.float_dtypes : r.float_dtypes;
   if (!dtypes.empty()) {
     g.float_dtypes.clear();
     for (const auto& name : split_list(dtypes)) {

@@ -33,6 +33,7 @@ struct CheckRequest {
   std::vector<std::string> inject;
   double timeout = 10;
   int random_bindings = 2;
+  int motifs = -1;  // --motifs: percent of generator picks that emit a motif (-1: the backend's)
   int members = tolerance::EnsembleOptions{}.members;
   tolerance::Options tolerance = oracle::CheckOptions{}.tolerance;
   // Whether a flag ("--orders") was on the command line (unset: none was).
@@ -46,7 +47,7 @@ struct CheckRequest {
 // Validates the request (usage errors before any work) and turns its faults on.
 oracle::CheckOptions check_options(const CheckRequest& r);
 // The generator's options with --weights applied (UserError naming the flag when malformed).
-// --weights, and --float-dtypes (else the backend's own, else the generator's).
+// --weights, and --float-dtypes and --motifs (else the backend's own, else the generator's).
 GeneratorOptions generator_options(const CheckRequest& r);
 std::vector<std::string> split_list(const std::string& s);
 

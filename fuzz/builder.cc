@@ -449,8 +449,7 @@ bool Builder::twin() {
 bool Builder::constant_subexpression() {
   std::vector<std::string> ops;
   for (const char* op : {"add", "sub", "mul", "floor_divide", "floor_mod", "maximum", "minimum"}) {
-    const auto w = o_.weights.find(op);
-    if (w == o_.weights.end() || w->second > 0) ops.push_back(op);  // weight 0 never picks the op
+    if (allowed(op)) ops.push_back(op);
   }
   if (ops.empty()) return false;
   const DType t = c_.chance(1, 2) ? int_dtype() : float_dtype();
@@ -462,7 +461,16 @@ bool Builder::constant_subexpression() {
   return call(op, {a, b}, {});
 }
 
+bool Builder::allowed(const std::string& op) const {
+  const auto w = o_.weights.find(op);
+  return w == o_.weights.end() || w->second > 0;
+}
+
 bool Builder::call(const std::string& name, std::vector<Value> args, const AttrList& attrs) {
+  return apply(name, std::move(args), attrs).has_value();
+}
+
+std::optional<Value> Builder::apply(const std::string& name, std::vector<Value> args, const AttrList& attrs) {
   const OpDef* op = OpRegistry::get().find(name);
   DT_CHECK(op != nullptr, fmt::format("generator recipe for unknown op {}", name));
   Attrs a;
@@ -473,13 +481,13 @@ bool Builder::call(const std::string& name, std::vector<Value> args, const AttrL
     for (const auto& v : args) in.push_back(v.type());
     types = infer_types(*op, in, a, ranges_);
   } catch (const UserError&) {
-    return false;
+    return std::nullopt;
   }
   for (const auto& t : types) {
-    if (!small_enough(t)) return false;
+    if (!small_enough(t)) return std::nullopt;
   }
   for (const auto& v : args) {
-    if (!small_enough(v.type())) return false;  // a fresh operand too large to feed
+    if (!small_enough(v.type())) return std::nullopt;  // a fresh operand too large to feed
   }
   // Domains: an unclaimed parameter gets the right one from this very use (inputs.cc).
   auto unclaimed = [&](const Value& v) {
@@ -497,10 +505,9 @@ bool Builder::call(const std::string& name, std::vector<Value> args, const AttrL
     for (auto& v : args) {
       if (!is_bool(v.type().dtype) && mag_.at(v.get()).abs > 1) v = squash(v);
     }
-    if (!fits(*op, a, args, types, mags)) return false;
+    if (!fits(*op, a, args, types, mags)) return std::nullopt;
   }
-  emit(*op, std::move(args), std::move(a), std::move(types));
-  return true;
+  return emit(*op, std::move(args), std::move(a), std::move(types));
 }
 
 }  // namespace difftest::fuzz

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -59,6 +60,10 @@ class Builder {
   // Emits `name(args) {attrs}` if inference accepts it and the result can be kept finite;
   // returns whether it did. Operands may be replaced by guarded or squashed versions.
   bool call(const std::string& name, std::vector<Value> args, const AttrList& attrs);
+  // As call(), with the result (nullopt when nothing was emitted), for a chain of calls.
+  std::optional<Value> apply(const std::string& name, std::vector<Value> args, const AttrList& attrs);
+  Value scalar(DType dt, double value);       // a rank-0 constant of exactly `value`
+  bool allowed(const std::string& op) const;  // not given weight 0 by the options
   // Emits a near twin of a random earlier call that has a boolean attribute: the same op and
   // operands with that attribute flipped (a matmul whose flip does not infer is re-emitted
   // first with a fresh square right operand). Returns whether it emitted one.
@@ -74,7 +79,6 @@ class Builder {
 
   Value emit(const OpDef& op, std::vector<Value> args, Attrs attrs, std::vector<TensorType> types);
   Value emit_simple(const std::string& name, std::vector<Value> args, const AttrList& attrs);
-  Value scalar(DType dt, double value);
   Value positive(const Value& v, double floor);   // v itself when provably >= floor, else |v| + floor
   Value squash(const Value& v);                   // tanh for floats, clip to +-100 for integers
   double hi(const sym::Expr& e) const;            // upper bound of a dim

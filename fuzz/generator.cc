@@ -7,6 +7,7 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ops/op.h"
 #include "fuzz/builder.h"
+#include "fuzz/motifs.h"
 #include "fuzz/templates.h"
 
 namespace difftest {
@@ -79,6 +80,10 @@ Program generate_program(ChoiceSource& choices, const GeneratorOptions& options)
   }
   int made = 0;
   for (int attempt = 0; !names.empty() && made < target && attempt < target * 8; ++attempt) {
+    if (options.motif_percent > 0 && choices.chance(options.motif_percent, 100)) {
+      if (fuzz::emit_motif(b)) ++made;
+      continue;
+    }
     const std::string& name = names[choices.weighted(weights)];
     if ((*fuzz::recipes().find(name))(b, name)) ++made;
   }

@@ -38,6 +38,10 @@ struct GeneratorOptions {
   // Programs that end with an elementwise binary op on two fresh constants (Builder::
   // constant_subexpression): a constant subgraph for FoldConstant to evaluate.
   uint32_t constant_percent = 30;
+  // Picks that emit a motif (fuzz/motifs.h: a linear or conv layer with bias and activation, a
+  // residual norm, a masked softmax, in the forms ONNX exporters write) instead of one op. 0
+  // draws nothing, so programs stay those of a generator without motifs.
+  uint32_t motif_percent = 0;
   // The float dtypes an op's operands are drawn from, uniformly (a repeated dtype weighs more).
   // A compiler under test without kernels for some (ONNX Runtime's CPU provider: bf16) gets
   // programs it can run (backends/backends.h).

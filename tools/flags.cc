@@ -47,6 +47,11 @@ void add_generator_flags(CLI::App* app, commands::CheckRequest& r) {
   app->add_option("--float-dtypes", r.float_dtypes,
                   "float dtypes generated operands are drawn from, e.g. f32,f32,f16 (default: the backend's; "
                   "builtin f32,f16,bf16,f64)");
+  app->add_option("--motifs", r.motifs,
+                  "percent of the generator's picks that emit a layer as ONNX exporters write it (MatMul+bias+"
+                  "activation, Conv+activation, residual+norm, masked softmax) instead of one op (default: the "
+                  "backend's; builtin 0, ort 30)")
+      ->check(CLI::Range(0, 100));
 }
 
 void add_check_flags(CLI::App* app, commands::CheckRequest& r, bool with_save) {

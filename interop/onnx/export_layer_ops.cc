@@ -59,6 +59,11 @@ std::string multiplied(ModelWriter& w, const std::string& a, const std::string& 
   return w.form(2) ? w.op("Mul", {b, a}, hint) : w.op("Mul", {a, b}, hint);
 }
 
+// a + b with the operands in either order (a form).
+std::string added(ModelWriter& w, const std::string& a, const std::string& b, const std::string& hint) {
+  return w.form(2) ? w.op("Add", {b, a}, hint) : w.op("Add", {a, b}, hint);
+}
+
 // ---- rope ----------------------------------------------------------------------------------
 
 // The rotation as HF transformers writes it: angles = positions x inv_freq in f32 (inv_freq an
@@ -99,7 +104,7 @@ void rope(ModelWriter& w, const Binding& b) {
     const std::string x2 = slice(w, xc, sym::Expr::constant(half), sym::Expr::constant(d), 3, "x2");
     const std::string rot = concat(w, {w.op("Neg", {x2}, "neg_x2"), x1}, 3, "rotate_half");
     const std::string a = multiplied(w, xc, cos, "x_cos"), c = multiplied(w, rot, sin, "rot_sin");
-    rotated = w.form(2) ? w.op("Add", {c, a}, "rotated") : w.op("Add", {a, c}, "rotated");
+    rotated = added(w, a, c, "rotated");
   } else {
     std::vector<sym::Expr> pairs = shape;
     pairs[3] = sym::Expr::constant(half);
@@ -203,11 +208,15 @@ std::string mean_over(ModelWriter& w, const std::string& x, const std::vector<in
 }
 
 // (x - mean) / sqrt(var + eps) over `axes`, biased variance of the centred values, eps in the
-// computing dtype.
+// computing dtype. In the forms exporters write (torch.onnx before opset 17 squares with Pow,
+// hand-written graphs with Mul), and with eps on either side of its Add: ORT's LayerNormFusion
+// matches the Pow form and reads eps from one side only.
 std::string normalized(ModelWriter& w, const std::string& x, const std::vector<int64_t>& axes, double eps, DType dt) {
   const std::string centred = w.op("Sub", {x, mean_over(w, x, axes, "mu")}, "centred");
-  const std::string var = mean_over(w, w.op("Mul", {centred, centred}, "sq"), axes, "var");
-  const std::string root = w.op("Sqrt", {w.op("Add", {var, w.scalar(dt, eps)}, "var_eps")}, "std");
+  const std::string sq =
+      w.form(2) ? w.op("Pow", {centred, w.scalar(dt, 2)}, "sq") : w.op("Mul", {centred, centred}, "sq");
+  const std::string var = mean_over(w, sq, axes, "var");
+  const std::string root = w.op("Sqrt", {added(w, var, w.scalar(dt, eps), "var_eps")}, "std");
   return w.op("Div", {centred, root}, "normed");
 }
 
@@ -222,16 +231,18 @@ bool eps_fits_node(const Binding& b) {
 void affine(ModelWriter& w, const Binding& b, const std::string& normed, int64_t axis, int rank) {
   const std::string gamma = along_axis(w, in(w, b, 1), axis, rank, "gamma_b");
   const std::string beta = along_axis(w, in(w, b, 2), axis, rank, "beta_b");
-  w.node("Add", {w.op("Mul", {normed, gamma}, "scaled"), beta}, {out(w, b)});
+  const std::string scaled = multiplied(w, normed, gamma, "scaled");
+  w.form(2) ? w.node("Add", {beta, scaled}, {out(w, b)}) : w.node("Add", {scaled, beta}, {out(w, b)});
 }
 
 // LayerNormalization normalizes the trailing dims from its axis: over the last axis the op is
-// that node; over an inner axis it is written out.
+// that node (torch.onnx from opset 17) or its decomposition (before 17, and what ORT's
+// LayerNormFusion rebuilds the node from); over an inner axis it is written out.
 void layer_norm(ModelWriter& w, const Binding& b) {
   const int rank = b.args()[0].type().rank();
   const int64_t axis = positive_axis(b.attrs().get_int("axis"), rank);
   const double eps = b.attrs().get_float("eps");
-  if (axis == rank - 1 && eps_fits_node(b)) {
+  if (axis == rank - 1 && eps_fits_node(b) && w.form(2)) {
     ::onnx::NodeProto& n = w.node("LayerNormalization", {in(w, b, 0), in(w, b, 1), in(w, b, 2)}, {out(w, b)});
     set_attr(n, "axis", int64_t{-1});
     set_attr(n, "epsilon", static_cast<float>(eps));
@@ -241,18 +252,19 @@ void layer_norm(ModelWriter& w, const Binding& b) {
 }
 
 // x / sqrt(mean(x^2) + eps) * (weight + offset), in the forms exporters write: x*x or Pow(x, 2),
-// Div by the root or Mul by its reciprocal.
+// eps on either side of its Add, Div by the root or Mul by its reciprocal.
 void rms_norm(ModelWriter& w, const Binding& b) {
   const DType dt = compute_dtype(b);
   const std::string& x = in(w, b, 0);
   const int rank = b.args()[0].type().rank();
   const int64_t axis = positive_axis(b.attrs().get_int("axis"), rank);
   const std::string sq = w.form(2) ? w.op("Pow", {x, w.scalar(dt, 2)}, "sq") : w.op("Mul", {x, x}, "sq");
+  // Drawn in the order the forms were added, so that a program keeps the forms it had.
+  const bool divide = w.form(2) != 0;
   const std::string mean = mean_over(w, sq, {axis}, "mean_sq");
-  const std::string root =
-      w.op("Sqrt", {w.op("Add", {mean, w.scalar(dt, b.attrs().get_float("eps"))}, "var_eps")}, "rms");
+  const std::string root = w.op("Sqrt", {added(w, mean, w.scalar(dt, b.attrs().get_float("eps")), "var_eps")}, "rms");
   const std::string normed =
-      w.form(2) ? w.op("Div", {x, root}, "normed") : w.op("Mul", {x, w.op("Reciprocal", {root}, "inv_rms")}, "normed");
+      divide ? w.op("Div", {x, root}, "normed") : w.op("Mul", {x, w.op("Reciprocal", {root}, "inv_rms")}, "normed");
   std::string weight = in(w, b, 1);
   if (const double offset = b.attrs().get_float("weight_offset"); offset != 0) {
     weight = w.op("Add", {weight, w.scalar(dt, offset)}, "weight");

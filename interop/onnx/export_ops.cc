@@ -74,7 +74,9 @@ void silu(ModelWriter& w, const Binding& b) {
 }
 
 // The erf form x * 0.5 * (1 + erf(x / sqrt(2))) as torch.onnx writes it; tanh's approximation
-// as x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+// as x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))). The product in either grouping,
+// (x * 0.5) * (1 + ...) or (x * (1 + ...)) * 0.5, and 1 on either side of its Add: the two
+// shapes ORT's GeluFusion and FastGeluFusion match, and near misses of them.
 void gelu(ModelWriter& w, const Binding& b) {
   const DType dt = compute_dtype(b);
   const std::string& x = in(w, b, 0);
@@ -87,7 +89,13 @@ void gelu(ModelWriter& w, const Binding& b) {
   } else {
     inner = w.op("Erf", {w.op("Div", {x, w.scalar(dt, std::sqrt(2.0))}, "scaled")}, "erf");
   }
-  const std::string one_plus = w.op("Add", {inner, w.scalar(dt, 1)}, "one_plus");
+  const std::string one = w.scalar(dt, 1);
+  const std::string one_plus =
+      w.form(2) ? w.op("Add", {one, inner}, "one_plus") : w.op("Add", {inner, one}, "one_plus");
+  if (w.form(2)) {
+    w.node("Mul", {w.op("Mul", {x, one_plus}, "x_one_plus"), w.scalar(dt, 0.5)}, {out(w, b)});
+    return;
+  }
   const std::string half_x = w.op("Mul", {x, w.scalar(dt, 0.5)}, "half_x");
   w.node("Mul", {half_x, one_plus}, {out(w, b)});
 }
@@ -403,7 +411,7 @@ void arange(ModelWriter& w, const Binding& b) {
   }
 }
 
-// x @ w^T (+ bias), as exporters write nn.Linear.
+// x @ w^T (+ bias, on either side of its Add), as exporters write nn.Linear.
 void linear(ModelWriter& w, const Binding& b) {
   ::onnx::NodeProto* t = nullptr;
   const std::string wt = w.op("Transpose", {in(w, b, 1)}, "weight_t", &t);
@@ -412,7 +420,8 @@ void linear(ModelWriter& w, const Binding& b) {
     w.node("MatMul", {in(w, b, 0), wt}, {out(w, b)});
     return;
   }
-  w.node("Add", {w.op("MatMul", {in(w, b, 0), wt}, "xw"), in(w, b, 2)}, {out(w, b)});
+  const std::string xw = w.op("MatMul", {in(w, b, 0), wt}, "xw");
+  w.form(2) ? w.node("Add", {in(w, b, 2), xw}, {out(w, b)}) : w.node("Add", {xw, in(w, b, 2)}, {out(w, b)});
 }
 
 // NumPy repeat along an axis: Unsqueeze after it, Expand that dim to `repeats`, Reshape merging.

@@ -107,6 +107,40 @@ TEST(Generator, WeightsSteerAndExcludeOps) {
   }
 }
 
+// Motifs chain their calls: a matmul's product feeds a bias add (of several broadcast shapes)
+// and that an activation; a conv2d feeds an activation or a residual add; an add feeds a norm
+// over the last axis and a softmax. Counted over 60 seeds, each form must appear.
+TEST(Generator, MotifsChainLayersAsExportersWriteThem) {
+  GeneratorOptions options;
+  options.motif_percent = 100;
+  options.template_percent = 0;
+  std::map<std::string, int> seen;
+  std::set<std::vector<int64_t>> bias_ranks;  // {rank of the product, rank of its bias}
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    const Program p = generate_program(seed, options);
+    std::map<const ValueNode*, std::string> producer;
+    for (const auto& b : p.bindings()) {
+      if (!b.is_call()) continue;
+      for (size_t i = 0; i < b.args().size(); ++i) {
+        const auto from = producer.find(b.args()[i].get());
+        if (from == producer.end()) continue;
+        const std::string link = from->second + "->" + b.op().name;
+        ++seen[link];
+        if (link == "matmul->add") {
+          bias_ranks.insert({b.args()[i].type().rank(), b.args()[1 - i].type().rank()});
+        }
+      }
+      for (const auto& r : b.results()) producer[r.get()] = b.op().name;
+    }
+  }
+  for (const char* link :
+       {"matmul->add", "add->relu", "add->gelu", "add->silu", "conv2d->relu", "conv2d->add", "add->layer_norm",
+        "add->rms_norm", "add->softmax", "dequantize->matmul", "div->matmul", "mul->matmul", "matmul->mul"}) {
+    EXPECT_GE(seen[link], 1) << link;
+  }
+  EXPECT_GE(bias_ranks.size(), 5u) << "bias shapes of too few ranks";
+}
+
 TEST(Generator, WeightFlagsAreParsedStrictly) {
   EXPECT_EQ(parse_op_weights("exp=0,matmul=40", "--weights"), (std::map<std::string, uint32_t>{{"exp", 0}, {"matmul", 40}}));
   for (const char* bad : {"exp", "exp=", "exp=-1", "nosuchop=3", "exp=3x"}) {

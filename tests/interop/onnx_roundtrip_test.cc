@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
@@ -201,6 +202,60 @@ TEST(OnnxRoundTrip, GeneratedProgramsThatExportComeBackTheSame) {
   }
   std::printf("seeds 0..299: %d round-tripped, %d have an op without an ONNX form yet\n", exported, unsupported);
   EXPECT_GE(exported, 270);
+}
+
+// Programs of motifs (fuzz/motifs.h) in ONNX Runtime's float dtypes: linear and conv layers
+// with their bias and activation, residual norms and masked softmaxes, each form seed drawing
+// its own operand orders and decompositions.
+TEST(OnnxRoundTrip, MotifProgramsComeBackTheSame) {
+  GeneratorOptions options;
+  options.motif_percent = 100;
+  options.float_dtypes = {DType::f32, DType::f16, DType::f64};
+  int exported = 0;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    const Program p = generate_program(seed, options);
+    try {
+      EXPECT_EQ(round_trip_difference(p, {seed}), "") << "seed " << seed << "\n" << print(p);
+      ++exported;
+    } catch (const Unsupported&) {
+    }
+  }
+  std::printf("motif seeds 0..99: %d round-tripped\n", exported);
+  EXPECT_GE(exported, 95);
+}
+
+// A layer norm over the last axis is written as the LayerNormalization node or as the
+// decomposition ORT's LayerNormFusion rebuilds it from (Pow or Mul for the square, eps on
+// either side of its Add, gamma and beta on either side): over 16 form seeds every form
+// appears, and each computes the norm.
+TEST(OnnxRoundTrip, LayerNormIsWrittenAsItsNodeOrInEveryDecomposedForm) {
+  const Program p = parse_program(R"(
+program @ln(n: 1..8) {
+  %x: f32[n, 16] = param
+  %g: f32[16] = param
+  %b: f32[16] = param
+  %y: f32[n, 16] = layer_norm(%x, %g, %b, eps=0.001)
+  return %y
+}
+)");
+  std::set<std::string> forms;
+  for (uint64_t form_seed = 0; form_seed < 16; ++form_seed) {
+    ExportOptions options;
+    options.form_seed = form_seed;
+    const ::onnx::ModelProto m = export_program(p, options);
+    if (count_nodes(m, "LayerNormalization") == 1) {
+      forms.insert("node");
+    } else {
+      EXPECT_EQ(count_nodes(m, "ReduceMean"), 2u);
+      forms.insert(count_nodes(m, "Pow") == 1 ? "pow" : "mul");
+      for (const auto& n : m.graph().node()) {
+        if (n.op_type() == "Add" && n.input(0).rfind("var", 0) == 0) forms.insert("eps second");
+        if (n.op_type() == "Add" && n.input(1).rfind("var", 0) == 0) forms.insert("eps first");
+      }
+    }
+    EXPECT_EQ(round_trip_difference(p, options), "") << "form seed " << form_seed;
+  }
+  EXPECT_EQ(forms, (std::set<std::string>{"node", "pow", "mul", "eps first", "eps second"}));
 }
 
 }  // namespace
