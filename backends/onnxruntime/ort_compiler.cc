@@ -120,6 +120,7 @@ struct ScratchDir {
 class OrtCompiler final : public oracle::CompilerUnderTest {
  public:
   std::string name() const override { return "ort"; }
+  std::optional<oracle::Variant> baseline() const override { return named("disabled", "the baseline"); }
 
   std::string identity() const override {
     const OrtInstall in = ort_install();

@@ -73,13 +73,24 @@ def run(level, disabled=()):
 
 @CHECK@
 
+
+def outcome(label, level, disabled=()):
+    """check() of one run; a session ORT refuses, or a run that raises, is a FAIL too."""
+    try:
+        outputs = run(level, disabled)
+    except Exception as e:  # noqa: BLE001 (whatever ORT raises is the finding)
+        print(f"FAIL {label}: {type(e).__name__}: {e}")
+        return True
+    return check(label, outputs)
+
+
 if __name__ == "__main__":
     print(DATA["title"])
     level, culprits = DATA["level"], DATA["culprits"]
-    reproduced = check(f"level '{level}'", run(level))
-    check("level 'disabled'", run("disabled"))
+    reproduced = outcome(f"level '{level}'", level)
+    outcome("level 'disabled'", "disabled")
     if culprits:
-        check(f"level '{level}' with {';'.join(culprits)} disabled", run(level, culprits))
+        outcome(f"level '{level}' with {';'.join(culprits)} disabled", level, culprits)
     sys.exit(1 if reproduced else 0)
 )PY";
 
@@ -147,12 +158,24 @@ function check(label, outputs) {
   return wrong;
 }
 
+// check() of one run; a session ORT refuses, or a run that throws, is a FAIL too.
+async function outcome(label, level, disabled = []) {
+  let outputs;
+  try {
+    outputs = await run(level, disabled);
+  } catch (e) {
+    console.log(`FAIL ${label}: ${e.message}`);
+    return true;
+  }
+  return check(label, outputs);
+}
+
 (async () => {
   console.log(DATA.title);
-  const reproduced = check(`level '${DATA.level}'`, await run(DATA.level));
-  check("level 'disabled'", await run('disabled'));
+  const reproduced = await outcome(`level '${DATA.level}'`, DATA.level);
+  await outcome("level 'disabled'", 'disabled');
   if (DATA.culprits.length) {
-    check(`level '${DATA.level}' with ${DATA.culprits.join(';')} disabled`, await run(DATA.level, DATA.culprits));
+    await outcome(`level '${DATA.level}' with ${DATA.culprits.join(';')} disabled`, DATA.level, DATA.culprits);
   }
   process.exit(reproduced ? 1 : 0);
 })();
@@ -201,11 +224,17 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
   }
 
   // Which levels fail on the reduced program.
-  std::vector<std::string> passing, failing;
+  std::vector<std::string> passing, failing, other;  // other: neither (ORT has no kernel there, ...)
   for (const auto& l : ort_levels()) {
     const oracle::VariantVerdict v =
         oracle::check_variant_outcome(p, oracle::VariantId(ort_compiler().named(l, "the report")), env, options);
-    (oracle::is_failure(v.kind) ? failing : passing).push_back(l);
+    if (oracle::is_failure(v.kind)) {
+      failing.push_back(l);
+    } else if (v.kind == oracle::VerdictKind::Ok) {
+      passing.push_back(l);
+    } else {
+      other.push_back(fmt::format("{} ({})", l, oracle::verdict_kind_name(v.kind)));
+    }
   }
 
   // The reproducers' data.
@@ -234,10 +263,14 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
 
   // report.md in the sections of ONNX Runtime's bug template.
   std::string out = fmt::format("# {}\n\n### Describe the issue\n\n", title);
-  out += fmt::format(
-      "On the CPU execution provider, this model's result is wrong at graph optimization level{} {} and right at {}.",
-      failing.size() > 1 ? "s" : "", fmt::join(failing, ", "),
-      passing.empty() ? "none" : fmt::format("{}", fmt::join(passing, ", ")));
+  // A wrong result and a session that fails are told apart all through the report.
+  const bool wrong_result = oracle::is_output_finding(f.kind);
+  out += fmt::format("On the CPU execution provider, {} at graph optimization level{} {} and {} at {}.",
+                     wrong_result ? "this model's result is wrong" : "this model fails to run",
+                     failing.size() > 1 ? "s" : "", fmt::join(failing, ", "),
+                     wrong_result ? "right" : "runs with the right result",
+                     passing.empty() ? "none" : fmt::format("{}", fmt::join(passing, ", ")));
+  if (!other.empty()) out += fmt::format(" Not judged at {}.", fmt::join(other, ", "));
   if (!culprits.empty()) {
     out += fmt::format(
         " Disabling {} (session config `optimization.disable_specified_optimizers`) makes level '{}' right again: "
@@ -245,7 +278,7 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
         fmt::join(culprits, ";"), level, culprits.size() == 1 ? "it is" : "together they are");
   }
   out += "\n\n";
-  if (oracle::is_output_finding(f.kind)) {
+  if (wrong_result) {
     out += fmt::format(
         "Expected vs actual, worst element: output `{}` at [{}]: got {:.17g}, expected {:.17g} (computed in float64 "
         "by an independent reference interpreter); allowed difference there {:.3g}, from {}.\n\n{}\n\n",
@@ -268,7 +301,9 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
   out += "also `model.onnx`, the inputs `in_*.npy`";
   out += fmt::format("{}.\n\nThe program the model computes (difftest IR, `repro.ir`):\n\n```\n{}```\n\n",
                      specialized ? " (its dims fixed: the failure shows on the static-shape model)" : "", print(p));
-  out += "### Urgency\n\nA silent wrong result, no crash or error.\n\n";
+  out += wrong_result ? "### Urgency\n\nA silent wrong result, no crash or error.\n\n"
+                      : fmt::format("### Urgency\n\nA valid model that cannot run at these levels ({}).\n\n",
+                                    oracle::verdict_kind_name(f.kind));
   out += fmt::format("### Platform\n\nLinux\n\n### OS Version\n\n{}\n\n", os_name());
   out +=
       fmt::format("### ONNX Runtime Installation\n\nReleased Package (npm onnxruntime-node {})\n\n", install.version);

@@ -103,6 +103,12 @@ class CompilerUnderTest {
                                                     const CheckOptions& base,
                                                     const std::function<void(int, const std::string&)>& on_call) const;
 
+  // The variant that applies none of the compiler's optimizations (ONNX Runtime: `disabled`);
+  // nullopt when it has none to hold (the builtin's O0 is a pipeline like the others). A
+  // failure of another variant is an optimizer finding only while the baseline runs right, so
+  // a reduction that starts with the baseline `ok` keeps it `ok`.
+  virtual std::optional<Variant> baseline() const { return std::nullopt; }
+
   // The reproducer writer: how a report names the compiler and a variant's settings, the flags
   // of `difftest run`/`bisect` that compile `variant` again, and files of the compiler's own
   // beside a reduced failure's repro.ir (the builtin: the program as a TVM Relax module), each

@@ -158,10 +158,23 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
   candidate_options.confirm_timeouts = r.culprit.failure.kind == VerdictKind::Timeout;
   std::atomic<int> calls{0};
   std::atomic<bool> out_of_time{false};
+  // A compiler's baseline that runs the failing program right must still run each candidate
+  // right: else the reduction drifts to a program the compiler cannot run at all (ORT: a dtype
+  // it has no kernel for) and the optimizer is blamed for it.
+  std::optional<VariantId> baseline;
+  if (const auto b = r.compiler->baseline(); b && b->name() != failing.variant.name()) {
+    ++r.oracle_calls;
+    if (check_variant_outcome(p, VariantId(*b), failing.binding, timed).kind == VerdictKind::Ok)
+      baseline = VariantId(*b);
+  }
   const fuzz::Interesting interesting = [&](const Program& candidate, const sym::Env& env) {
     try {
       ++calls;
       if (FailureKey::of(check_variant_outcome(candidate, minimal, env, candidate_options)) != key) return false;
+      if (baseline) {
+        ++calls;
+        if (check_variant_outcome(candidate, *baseline, env, candidate_options).kind != VerdictKind::Ok) return false;
+      }
       if (culprit_at == 0) return true;
       VariantId before = minimal;
       before.tested = minimal.tested.limited(culprit_at - 1);

@@ -153,8 +153,8 @@ INSTANTIATE_TEST_SUITE_P(Ort1_30, OrtFindings,
 // A rewrite rule that throws cannot be disabled alone (it runs inside a rule-based transformer);
 // the exception names it, and the culprit search reports that name.
 TEST(OrtCulprit, ARuleThatThrowsIsNamedByItsException) {
-  const Program p = parse_program_file(
-      fmt::format("{}/corpus/external/ort/relu_clip_fusion_int64_exception.ir", DIFFTEST_SOURCE_DIR));
+  const Program p =
+      parse_program_file(fmt::format("{}/corpus/external/ort/relu_clip_fusion_f64_exception.ir", DIFFTEST_SOURCE_DIR));
   oracle::CheckOptions o = ladder();
   o.specialize = false;
   const oracle::Verdict v = oracle::check_program(p, o);

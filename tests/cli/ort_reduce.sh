@@ -4,6 +4,8 @@
 # graphs with and without it, and two self-checking reproducers: repro.js, run here with the
 # pinned onnxruntime-node, must exit 1 (the bug reproduces) and pass at 'disabled' and with the
 # culprit disabled; repro.py must at least compile (this machine has no onnxruntime for Python).
+# A session ORT refuses (a rewrite rule that throws) is reported as a model that fails to run,
+# and repro.js prints it as the failing level's FAIL.
 set -u
 difftest=$1 src=$2 ort_dir=$3
 tmp=$(mktemp -d)
@@ -27,4 +29,17 @@ cat "$tmp/js" >> "$tmp/out"
 grep -q "^FAIL level 'extended'" "$tmp/js" || fail "repro.js does not fail the level"
 grep -q "^PASS level 'disabled'" "$tmp/js" || fail "repro.js does not pass 'disabled'"
 grep -q "^PASS level 'extended' with MatMulScaleFusion disabled" "$tmp/js" || fail "repro.js: culprit not confirmed"
+"$difftest" reduce "$src/corpus/external/ort/relu_clip_fusion_f64_exception.ir" --backend ort \
+  --out "$tmp/c" > "$tmp/out" 2>&1
+[ $? -eq 1 ] || fail "reduce of the throwing rule should exit 1"
+grep -q "this model fails to run at graph optimization level" "$tmp/c/report.md" || fail "report.md: not a failure to run"
+grep -q "A valid model that cannot run" "$tmp/c/report.md" || fail "report.md: urgency of a wrong result"
+grep -q "silent wrong result" "$tmp/c/report.md" && fail "report.md calls a refused session a silent wrong result"
+python3 -m py_compile "$tmp/c/repro.py" || fail "repro.py of the refused session does not compile"
+NODE_PATH="$ort_dir/node_modules" node "$tmp/c/repro.js" > "$tmp/js" 2>&1
+code=$?
+cat "$tmp/js" >> "$tmp/out"
+[ $code -eq 1 ] || fail "repro.js of the refused session: exit code $code, expected 1"
+grep -q "^FAIL level 'basic': .*FuseReluClip" "$tmp/js" || fail "repro.js does not show the refused session"
+grep -q "^PASS level 'disabled'" "$tmp/js" || fail "repro.js (refused session) does not pass 'disabled'"
 echo ok

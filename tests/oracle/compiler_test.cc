@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
 #include "oracle/check/check.h"
 #include "oracle/check/wire.h"
 #include "oracle/reduce/reduce_failure.h"
@@ -103,6 +104,41 @@ class StepwiseCompiler final : public StandInCompiler {
   }
 };
 
+// "opt" puts element 0 off by one in every program; "none", its baseline, is right only while
+// the program still has an `add` (a stand-in for a baseline kernel that is wrong on programs the
+// reduction could drift to). Without a baseline declared it is just another variant.
+class BaselineCompiler final : public StandInCompiler {
+ public:
+  explicit BaselineCompiler(bool declares_baseline) : declares_baseline_(declares_baseline) {}
+  std::string identity() const override { return "a compiler with a baseline 3.0"; }
+  std::vector<Variant> variants(const Program&, const CheckOptions&) const override {
+    return {test_variant("none"), test_variant("opt", {"Fold"})};
+  }
+  std::optional<Variant> specialized(const Variant&) const override { return std::nullopt; }
+  std::optional<Variant> baseline() const override {
+    return declares_baseline_ ? std::optional<Variant>(test_variant("none")) : std::nullopt;
+  }
+  CompiledRuns compile_and_run(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
+                               Progress& progress) const override {
+    progress.stage(encode_stage(Stage::compile("Fold")));
+    bool has_add = false;
+    for (const auto& b : p.bindings()) has_add = has_add || (b.is_call() && b.op().name == "add");
+    const bool off = variant.name() == "opt" || !has_add;
+    CompiledRuns out;
+    for (const Case* c : cases) {
+      progress.stage(encode_stage(Stage::run(c->env)));
+      CompiledRuns::Run run;
+      run.outputs = reference::evaluate(p, c->env, c->inputs, reference::Mode::Native).outputs;
+      if (off) run.outputs[0].set(0, run.outputs[0].get(0) + 1);
+      out.runs.push_back(std::move(run));
+    }
+    return out;
+  }
+
+ private:
+  bool declares_baseline_;
+};
+
 // Elementwise only: the reference's matrix kernels (OpenBLAS threads) do not run in a forked child.
 const char* kElementwiseProgram = R"(program @ew(n: 1..8) {
   %a: f32[n, 4] = param
@@ -184,6 +220,26 @@ TEST(CompilerUnderTest, AnotherCompilersFailureIsBisectedToItsStepAndReduced) {
   EXPECT_NE(report.find("a stepwise compiler 2.0 full"), std::string::npos) << report;
   EXPECT_NE(report.find("--steps Lower"), std::string::npos) << report;
   EXPECT_NE(report.find("stand_in.txt names the variant"), std::string::npos) << report;
+}
+
+// A reduction keeps the compiler's baseline right: the add its baseline needs stays in the
+// reduced program, while without a declared baseline the reducer drops it.
+TEST(CompilerUnderTest, AReductionKeepsTheBaselineRight) {
+  const Program p = parse_program(kElementwiseProgram, "ew.ir");
+  for (const bool declares : {true, false}) {
+    const BaselineCompiler compiler(declares);
+    const CheckOptions o = checks_of(compiler);
+    const std::optional<FailingRun> failing = first_failing_run(p, o);
+    ASSERT_TRUE(failing);
+    ASSERT_EQ(failing->variant.name(), "opt");
+    fuzz::ReduceOptions ro;
+    ro.time_limit = 120;
+    const ReductionReport r = reduce_failure(p, *failing, o, ro, "");
+    EXPECT_TRUE(r.reproduces);
+    bool has_add = false;
+    for (const auto& b : r.reduced.program.bindings()) has_add = has_add || (b.is_call() && b.op().name == "add");
+    EXPECT_EQ(has_add, declares) << print(r.reduced.program);
+  }
 }
 
 }  // namespace
