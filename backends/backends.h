@@ -3,6 +3,7 @@
 // runs when --opt is not given) and the cross-checks between them.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,8 @@ struct Backend {
   std::string float_dtypes;
   // Percent of the generator's picks that are motifs (GeneratorOptions::motif_percent).
   uint32_t motif_percent = 0;
+  // Ops drawn in fewer float dtypes than float_dtypes (GeneratorOptions::op_float_dtypes).
+  std::map<std::string, std::vector<DType>> op_float_dtypes;
   // Variant pairs whose outputs a default check also compares with each other.
   std::vector<std::pair<std::string, std::string>> cross_checks;
   bool builtin() const { return name == "builtin"; }

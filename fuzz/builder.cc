@@ -135,6 +135,10 @@ std::vector<sym::Expr> Builder::shape(int rank) {
 int Builder::rank(int min_rank) { return static_cast<int>(c_.range(min_rank, std::max(min_rank, o_.max_rank))); }
 
 DType Builder::float_dtype() { return c_.pick(o_.float_dtypes); }
+DType Builder::float_dtype_for(const std::string& op) {
+  const auto only = o_.op_float_dtypes.find(op);
+  return only == o_.op_float_dtypes.end() ? float_dtype() : c_.pick(only->second);
+}
 DType Builder::int_dtype() {
   return c_.pick(std::vector<DType>{DType::i32, DType::i64, DType::i8, DType::u8, DType::u32});
 }

@@ -42,6 +42,7 @@ class Builder {
   std::vector<sym::Expr> shape(int rank);
   int rank(int min_rank = 0);
   DType float_dtype();
+  DType float_dtype_for(const std::string& op);  // within GeneratorOptions::op_float_dtypes
   DType int_dtype();
   DType numeric_dtype();
   bool small_enough(const TensorType& t) const;

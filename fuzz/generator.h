@@ -46,6 +46,9 @@ struct GeneratorOptions {
   // A compiler under test without kernels for some (ONNX Runtime's CPU provider: bf16) gets
   // programs it can run (backends/backends.h).
   std::vector<DType> float_dtypes = {DType::f32, DType::f16, DType::bf16, DType::f64};
+  // Ops whose float operands come from a narrower list (a compiler without kernels for the rest:
+  // ONNX Runtime's CPU Conv is f32 only), where their recipes make fresh operands.
+  std::map<std::string, std::vector<DType>> op_float_dtypes;
 };
 
 // Every op in the registry with its default weight.

@@ -87,7 +87,7 @@ bool linear_layer(Builder& g) {
 // ConvAddActivationFusion) or per channel; the weight a graph input or a constant.
 bool conv_layer(Builder& g) {
   ChoiceSource& c = g.choices();
-  const DType dt = g.float_dtype();
+  const DType dt = g.float_dtype_for("conv2d");
   const int64_t cin = c.range(1, 4), cout = c.range(1, 6), kernel = c.pick(std::vector<int64_t>{1, 3, 3});
   const int64_t stride = c.chance(1, 4) ? 2 : 1;
   std::vector<Value> args = {g.fresh(TensorType{dt, {c.range(1, 2), cin, g.dim(), g.dim()}}),

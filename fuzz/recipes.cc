@@ -387,7 +387,7 @@ bool dequantize(Builder& g, const std::string& name) {
 
 bool conv(Builder& g, const std::string& name) {
   ChoiceSource& c = g.choices();
-  const DType dt = g.float_dtype();
+  const DType dt = g.float_dtype_for(name);
   const int64_t groups = c.pick(std::vector<int64_t>{1, 1, 2});
   const int64_t cin = groups * c.range(1, 3), cout = groups * c.range(1, 3);
   const int64_t kernel = c.range(1, 3);

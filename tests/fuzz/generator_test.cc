@@ -141,6 +141,32 @@ TEST(Generator, MotifsChainLayersAsExportersWriteThem) {
   EXPECT_GE(bias_ranks.size(), 5u) << "bias shapes of too few ranks";
 }
 
+// An op given fewer float dtypes (a compiler's kernels: ORT's CPU Conv is f32 only) is drawn
+// only in those, as a single op and inside a motif; the other ops keep every dtype.
+TEST(Generator, OpFloatDtypesNarrowAnOpsDtypes) {
+  GeneratorOptions options;
+  options.motif_percent = 30;
+  options.template_percent = 0;
+  for (const char* conv : {"conv1d", "conv2d", "conv_transpose1d"}) {
+    options.weights[conv] = 200;
+    options.op_float_dtypes[conv] = {DType::f32};
+  }
+  std::set<DType> conv_dtypes, other_dtypes;
+  int convs = 0;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    const Program p = generate_program(seed, options);
+    for (const auto& b : p.bindings()) {
+      if (!b.is_call() || !is_float(b.results().front().type().dtype)) continue;
+      const bool conv = b.op().name.rfind("conv", 0) == 0;
+      convs += conv;
+      (conv ? conv_dtypes : other_dtypes).insert(b.results().front().type().dtype);
+    }
+  }
+  EXPECT_GE(convs, 40);
+  EXPECT_EQ(conv_dtypes, std::set<DType>{DType::f32});
+  EXPECT_GE(other_dtypes.size(), 3u);
+}
+
 TEST(Generator, WeightFlagsAreParsedStrictly) {
   EXPECT_EQ(parse_op_weights("exp=0,matmul=40", "--weights"), (std::map<std::string, uint32_t>{{"exp", 0}, {"matmul", 40}}));
   for (const char* bad : {"exp", "exp=", "exp=-1", "nosuchop=3", "exp=3x"}) {
