@@ -274,6 +274,21 @@ Value Builder::broadcast_partner(const std::vector<sym::Expr>& s, DType dt) {
   return fresh(TensorType{dt, b});
 }
 
+AttrValue Builder::acc_for_op(const std::string& op, DType t) {
+  // An accumulator is the dtype the op computes in: a wider one would leave the op's dtypes.
+  if (o_.op_float_dtypes.count(op)) return t;
+  return acc_for(t);
+}
+
+AttrValue Builder::accumulator_for(const std::string& op, DType t) {
+  return o_.op_float_dtypes.count(op) ? AttrValue(t) : accumulator(t);
+}
+
+AttrValue Builder::accumulator(DType t) {
+  if (!is_float(t) || t == DType::f64 || c_.chance(1, 2)) return t;
+  return c_.chance(1, 2) ? DType::f32 : DType::f64;
+}
+
 AttrValue Builder::acc_for(DType t) {
   if (!is_float(t) || c_.chance(1, 2)) return std::monostate{};
   if (t == DType::f64) return DType::f64;

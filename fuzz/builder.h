@@ -72,7 +72,14 @@ class Builder {
   // Emits an elementwise binary op (arithmetic, floor division and modulo, min/max) on two
   // fresh constants of one small static shape, integers half the time. Returns whether it did.
   bool constant_subexpression();
+  // An `acc` for an op on `t`: none, the same, or wider. The "none" branch (std::monostate) is
+  // refused by make_attrs (an optional dtype attribute takes a dtype), so half of the calls
+  // given it are dropped and retried with another op: kept as it is because the generated
+  // programs (tests/fuzz/generated_hashes.txt, the campaigns measured on them) depend on it.
   AttrValue acc_for(DType t);
+  AttrValue acc_for_op(const std::string& op, DType t);  // `t` itself for an op with narrowed dtypes
+  AttrValue accumulator(DType t);                        // `t` itself (no widening) or a wider float: always accepted
+  AttrValue accumulator_for(const std::string& op, DType t);  // as accumulator(), `t` if narrowed
   int64_t axis_of(int rank);
 
  private:

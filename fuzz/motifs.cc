@@ -64,11 +64,11 @@ bool linear_layer(Builder& g) {
         "dequantize", {g.fresh(TensorType{DType::u32, {n, 4 * groups}}), g.fresh(TensorType{DType::f16, {n, groups}})},
         {{"format", std::string("q4f16_1")}, {"group", int64_t{32}}, {"dtype", dt}});
     if (!w) return false;
-    y = g.apply("matmul", {x, *w}, {{"transpose_b", true}, {"acc", g.acc_for(dt)}});
+    y = g.apply("matmul", {x, *w}, {{"transpose_b", true}, {"acc", g.accumulator(dt)}});
   } else {
     const bool tb = c.chance(1, 3);
     Value w = g.fresh(TensorType{dt, tb ? std::vector<sym::Expr>{n, k} : std::vector<sym::Expr>{k, n}});
-    y = g.apply("matmul", {x, w}, {{"transpose_b", tb}, {"acc", g.acc_for(dt)}});
+    y = g.apply("matmul", {x, w}, {{"transpose_b", tb}, {"acc", g.accumulator(dt)}});
   }
   if (!y) return false;
   if (c.chance(1, 4)) {
@@ -95,7 +95,7 @@ bool conv_layer(Builder& g) {
   if (c.chance(3, 4)) args.push_back(g.fresh(TensorType{dt, {cout}}));
   std::optional<Value> y = g.apply("conv2d", args,
                                    {{"groups", int64_t{1}},
-                                    {"acc", g.acc_for(dt)},
+                                    {"acc", g.accumulator_for("conv2d", dt)},
                                     {"stride", std::vector<int64_t>{stride, stride}},
                                     {"padding", std::vector<int64_t>{kernel / 2, kernel / 2}},
                                     {"dilation", std::vector<int64_t>{1, 1}}});
@@ -131,7 +131,7 @@ bool residual_norm(Builder& g) {
   std::vector<Value> args = {*sum, g.fresh(TensorType{dt, {h}})};
   AttrList attrs = {{"axis", int64_t{-1}},
                     {"eps", c.pick(std::vector<double>{1e-5, 1e-6, 1e-12, 1e-3, 0.1})},
-                    {"acc", g.acc_for(dt)}};
+                    {"acc", g.accumulator(dt)}};
   if (layer) {
     args.push_back(g.fresh(TensorType{dt, {h}}));
   } else {
@@ -145,7 +145,7 @@ bool masked_softmax(Builder& g) {
   const Value scores = g.float_operand(2);
   const auto masked = add_either_way(g, scores, g.broadcast_partner(scores.type().shape, scores.type().dtype));
   if (!masked) return false;
-  return g.call("softmax", {*masked}, {{"axis", int64_t{-1}}, {"acc", g.acc_for(scores.type().dtype)}});
+  return g.call("softmax", {*masked}, {{"axis", int64_t{-1}}, {"acc", g.accumulator(scores.type().dtype)}});
 }
 
 struct Motif {

@@ -392,7 +392,7 @@ bool conv(Builder& g, const std::string& name) {
   const int64_t cin = groups * c.range(1, 3), cout = groups * c.range(1, 3);
   const int64_t kernel = c.range(1, 3);
   const int64_t stride = c.range(1, 2), padding = c.range(0, 1), dilation = c.range(1, 2);
-  AttrList attrs = {{"groups", groups}, {"acc", g.acc_for(dt)}};
+  AttrList attrs = {{"groups", groups}, {"acc", g.acc_for_op(name, dt)}};
   std::vector<Value> args;
   if (name == "conv2d") {
     args = {g.fresh(TensorType{dt, {c.range(1, 2), cin, g.dim(), g.dim()}}),

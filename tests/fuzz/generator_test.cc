@@ -142,7 +142,8 @@ TEST(Generator, MotifsChainLayersAsExportersWriteThem) {
 }
 
 // An op given fewer float dtypes (a compiler's kernels: ORT's CPU Conv is f32 only) is drawn
-// only in those, as a single op and inside a motif; the other ops keep every dtype.
+// only in those, as a single op and inside a motif, and computes in its own dtype (a wider
+// `acc` would be exported as a wider Conv); the other ops keep every dtype.
 TEST(Generator, OpFloatDtypesNarrowAnOpsDtypes) {
   GeneratorOptions options;
   options.motif_percent = 30;
@@ -151,7 +152,7 @@ TEST(Generator, OpFloatDtypesNarrowAnOpsDtypes) {
     options.weights[conv] = 200;
     options.op_float_dtypes[conv] = {DType::f32};
   }
-  std::set<DType> conv_dtypes, other_dtypes;
+  std::set<DType> conv_dtypes, other_dtypes, wider_accumulators;
   int convs = 0;
   for (uint64_t seed = 0; seed < 40; ++seed) {
     const Program p = generate_program(seed, options);
@@ -159,11 +160,15 @@ TEST(Generator, OpFloatDtypesNarrowAnOpsDtypes) {
       if (!b.is_call() || !is_float(b.results().front().type().dtype)) continue;
       const bool conv = b.op().name.rfind("conv", 0) == 0;
       convs += conv;
+      if (conv && b.attrs().has("acc") && b.attrs().get_dtype("acc") != b.results().front().type().dtype) {
+        wider_accumulators.insert(b.attrs().get_dtype("acc"));
+      }
       (conv ? conv_dtypes : other_dtypes).insert(b.results().front().type().dtype);
     }
   }
   EXPECT_GE(convs, 40);
   EXPECT_EQ(conv_dtypes, std::set<DType>{DType::f32});
+  EXPECT_TRUE(wider_accumulators.empty()) << "a conv computing in a wider dtype than its own";
   EXPECT_GE(other_dtypes.size(), 3u);
 }
 
