@@ -50,6 +50,20 @@ class StandInCompiler : public CompilerUnderTest {
   std::string reproducer_files() const override { return "stand_in.txt names the variant"; }
 };
 
+// The reference's results under each case (a correct compiler), element 0 of the first output
+// off by one when `off`.
+CompiledRuns reference_runs(const Program& p, const std::vector<const Case*>& cases, Progress& progress, bool off) {
+  CompiledRuns out;
+  for (const Case* c : cases) {
+    progress.stage(encode_stage(Stage::run(c->env)));
+    CompiledRuns::Run run;
+    run.outputs = reference::evaluate(p, c->env, c->inputs, reference::Mode::Native).outputs;
+    if (off) run.outputs[0].set(0, run.outputs[0].get(0) + 1);
+    out.runs.push_back(std::move(run));
+  }
+  return out;
+}
+
 class ReferenceAsCompiler final : public StandInCompiler {
  public:
   std::string identity() const override { return "the reference as a compiler 1.0"; }
@@ -61,15 +75,7 @@ class ReferenceAsCompiler final : public StandInCompiler {
                                Progress& progress) const override {
     progress.stage(encode_stage(Stage::compile("Fuse")));
     if (variant.name() == "crashes") std::abort();
-    CompiledRuns out;
-    for (const Case* c : cases) {
-      progress.stage(encode_stage(Stage::run(c->env)));
-      CompiledRuns::Run run;
-      run.outputs = reference::evaluate(p, c->env, c->inputs, reference::Mode::Native).outputs;
-      if (variant.name() == "off-by-one") run.outputs[0].set(0, run.outputs[0].get(0) + 1);
-      out.runs.push_back(std::move(run));
-    }
-    return out;
+    return reference_runs(p, cases, progress, variant.name() == "off-by-one");
   }
 };
 
@@ -92,15 +98,7 @@ class StepwiseCompiler final : public StandInCompiler {
       progress.stage(encode_stage(Stage::compile(variant.steps[i])));
       off = off || variant.steps[i] == "OffByOne";
     }
-    CompiledRuns out;
-    for (const Case* c : cases) {
-      progress.stage(encode_stage(Stage::run(c->env)));
-      CompiledRuns::Run run;
-      run.outputs = reference::evaluate(p, c->env, c->inputs, reference::Mode::Native).outputs;
-      if (off) run.outputs[0].set(0, run.outputs[0].get(0) + 1);
-      out.runs.push_back(std::move(run));
-    }
-    return out;
+    return reference_runs(p, cases, progress, off);
   }
 };
 
@@ -123,16 +121,7 @@ class BaselineCompiler final : public StandInCompiler {
     progress.stage(encode_stage(Stage::compile("Fold")));
     bool has_add = false;
     for (const auto& b : p.bindings()) has_add = has_add || (b.is_call() && b.op().name == "add");
-    const bool off = variant.name() == "opt" || !has_add;
-    CompiledRuns out;
-    for (const Case* c : cases) {
-      progress.stage(encode_stage(Stage::run(c->env)));
-      CompiledRuns::Run run;
-      run.outputs = reference::evaluate(p, c->env, c->inputs, reference::Mode::Native).outputs;
-      if (off) run.outputs[0].set(0, run.outputs[0].get(0) + 1);
-      out.runs.push_back(std::move(run));
-    }
-    return out;
+    return reference_runs(p, cases, progress, variant.name() == "opt" || !has_add);
   }
 
  private:
