@@ -77,9 +77,11 @@ class Builder {
   // given it are dropped and retried with another op: kept as it is because the generated
   // programs (tests/fuzz/generated_hashes.txt, the campaigns measured on them) depend on it.
   AttrValue acc_for(DType t);
-  AttrValue acc_for_op(const std::string& op, DType t);  // `t` itself for an op with narrowed dtypes
-  AttrValue accumulator(DType t);                        // `t` itself (no widening) or a wider float: always accepted
-  AttrValue accumulator_for(const std::string& op, DType t);  // as accumulator(), `t` if narrowed
+  // As acc_for, but `t` itself for an op with narrowed dtypes (GeneratorOptions::op_float_dtypes).
+  AttrValue acc_for_op(const std::string& op, DType t);
+  // `t` itself (no widening) or a wider float: always accepted. Motifs use these.
+  AttrValue accumulator(DType t);
+  AttrValue accumulator_for(const std::string& op, DType t);  // `t` itself for an op with narrowed dtypes
   int64_t axis_of(int rank);
 
  private:

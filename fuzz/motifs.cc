@@ -7,8 +7,6 @@
 // chain as an exporter's extra node would).
 #include "fuzz/motifs.h"
 
-#include <cmath>
-
 #include "fuzz/builder.h"
 
 namespace difftest::fuzz {
@@ -17,7 +15,7 @@ namespace {
 
 using Ops = std::vector<std::string>;
 
-// An activation of `x` as exporters leave it after a linear or conv layer (nullopt: none).
+// An activation of `x` as exporters leave it after a linear or conv layer (nullopt: refused).
 std::optional<Value> activation(Builder& g, const Value& x, const Ops& allowed) {
   ChoiceSource& c = g.choices();
   const std::string name = c.pick(allowed);
@@ -71,13 +69,14 @@ bool linear_layer(Builder& g) {
     y = g.apply("matmul", {x, w}, {{"transpose_b", tb}, {"acc", g.accumulator(dt)}});
   }
   if (!y) return false;
+  // From here a link the builder refuses ends the chain; the layer's product is made.
   if (c.chance(1, 4)) {
     y = g.apply("mul", {*y, g.scalar(dt, c.pick(std::vector<double>{0.25, 0.35355339059327373, 3.0}))}, {});
-    if (!y) return false;
+    if (!y) return true;
   }
   if (c.chance(3, 4)) {
     y = add_either_way(g, *y, g.broadcast_partner(y->type().shape, dt));
-    if (!y) return false;
+    if (!y) return true;
   }
   if (c.chance(2, 3)) activation(g, *y, {"relu", "tanh", "sigmoid", "leaky_relu", "gelu", "silu", "clip"});
   return true;
@@ -103,7 +102,7 @@ bool conv_layer(Builder& g) {
   if (c.chance(1, 3)) {
     const std::vector<sym::Expr> per_channel = {sym::Expr(cout), sym::Expr(1), sym::Expr(1)};
     y = add_either_way(g, *y, g.fresh(TensorType{dt, c.chance(1, 2) ? y->type().shape : per_channel}));
-    if (!y) return false;
+    if (!y) return true;  // the conv is made; the chain ends here
   }
   if (c.chance(3, 4)) activation(g, *y, {"relu", "sigmoid", "tanh", "leaky_relu", "clip"});
   return true;

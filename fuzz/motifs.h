@@ -7,7 +7,8 @@ namespace difftest::fuzz {
 class Builder;
 
 // Emits one motif chosen by weight among those whose ops all have a non-zero weight; returns
-// whether its first link was emitted (a later link the builder refuses ends the chain early).
+// whether its core op was emitted (the matmul, conv, norm or softmax; a link after it that the
+// builder refuses ends the chain early).
 bool emit_motif(Builder& g);
 
 }  // namespace difftest::fuzz
