@@ -113,6 +113,14 @@ inline std::string slice(ModelWriter& w, const std::string& x, const sym::Expr& 
   return w.op("Slice", {x, w.dims({begin}), w.dims({end}), w.int64s({axis})}, hint);
 }
 
+// a * b and a + b with the operands in either order (a form).
+inline std::string multiplied(ModelWriter& w, const std::string& a, const std::string& b, const std::string& hint) {
+  return w.form(2) ? w.op("Mul", {b, a}, hint) : w.op("Mul", {a, b}, hint);
+}
+inline std::string added(ModelWriter& w, const std::string& a, const std::string& b, const std::string& hint) {
+  return w.form(2) ? w.op("Add", {b, a}, hint) : w.op("Add", {a, b}, hint);
+}
+
 }  // namespace export_util
 
 }  // namespace difftest::interop

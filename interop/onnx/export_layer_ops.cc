@@ -54,16 +54,6 @@ std::string concat(ModelWriter& w, const std::vector<std::string>& parts, int64_
   return c;
 }
 
-// a * b with the operands in either order (a form).
-std::string multiplied(ModelWriter& w, const std::string& a, const std::string& b, const std::string& hint) {
-  return w.form(2) ? w.op("Mul", {b, a}, hint) : w.op("Mul", {a, b}, hint);
-}
-
-// a + b with the operands in either order (a form).
-std::string added(ModelWriter& w, const std::string& a, const std::string& b, const std::string& hint) {
-  return w.form(2) ? w.op("Add", {b, a}, hint) : w.op("Add", {a, b}, hint);
-}
-
 // ---- rope ----------------------------------------------------------------------------------
 
 // The rotation as HF transformers writes it: angles = positions x inv_freq in f32 (inv_freq an

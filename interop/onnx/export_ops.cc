@@ -89,9 +89,7 @@ void gelu(ModelWriter& w, const Binding& b) {
   } else {
     inner = w.op("Erf", {w.op("Div", {x, w.scalar(dt, std::sqrt(2.0))}, "scaled")}, "erf");
   }
-  const std::string one = w.scalar(dt, 1);
-  const std::string one_plus =
-      w.form(2) ? w.op("Add", {one, inner}, "one_plus") : w.op("Add", {inner, one}, "one_plus");
+  const std::string one_plus = added(w, inner, w.scalar(dt, 1), "one_plus");
   if (w.form(2)) {
     w.node("Mul", {w.op("Mul", {x, one_plus}, "x_one_plus"), w.scalar(dt, 0.5)}, {out(w, b)});
     return;

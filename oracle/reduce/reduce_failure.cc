@@ -159,13 +159,18 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
   std::atomic<int> calls{0};
   std::atomic<bool> out_of_time{false};
   // A compiler's baseline that runs the failing program right must still run each candidate
-  // right: else the reduction drifts to a program the compiler cannot run at all (ORT: a dtype
-  // it has no kernel for) and the optimizer is blamed for it.
+  // right: else the reduction may drift to a program the unoptimized compiler also gets wrong
+  // (ORT: a kernel's own error) and the optimizer is blamed for it.
   std::optional<VariantId> baseline;
   if (const auto b = r.compiler->baseline(); b && b->name() != failing.variant.name()) {
     ++r.oracle_calls;
-    if (check_variant_outcome(p, VariantId(*b), failing.binding, timed).kind == VerdictKind::Ok)
-      baseline = VariantId(*b);
+    try {
+      if (check_variant_outcome(p, VariantId(*b), failing.binding, timed).kind == VerdictKind::Ok) {
+        baseline = VariantId(*b);
+      }
+    } catch (const DeadlineReached&) {
+      // No time left to hold the baseline: the reduction below stops at once as well.
+    }
   }
   const fuzz::Interesting interesting = [&](const Program& candidate, const sym::Env& env) {
     try {
