@@ -2,16 +2,21 @@
 // bounds, compile, run, compare) on this machine, with the time per stage and the verdict
 // counts. A measurement, never an assertion.
 //   build/bench/campaign_bench [--seeds A..B] [--jobs J] [--opt O0[,O1...]] [--orders N] [--random-bindings R]
+//                              [--target avx512|avx2|avx]
+// The default check is `--opt O0,O1,O2,O3 --orders 2` (with the O0~O3 cross-check and the
+// O3-specialized variant, both on here as in `difftest --seed`).
 // The stage times are summed inside the workers (per program, over its bindings); with J
 // workers the wall-clock rate is up to J times the single-worker rate.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "compiler/ir/diagnostics.h"
+#include "compiler/target/target.h"
 #include "oracle/campaign/campaign.h"
 
 int main(int argc, char** argv) {
@@ -25,7 +30,15 @@ int main(int argc, char** argv) {
   app.add_option("--opt", pipelines, "comma-separated pipelines")->delimiter(',');
   app.add_option("--orders", orders, "random valid pass orders besides the pipelines");
   app.add_option("--random-bindings", random_bindings, "random dim bindings on top of the standard ones");
+  std::string target;
+  app.add_option("--target", target, "avx512, avx2 or avx (default: the host's widest)");
   CLI11_PARSE(app, argc, argv);
+  try {
+    if (!target.empty()) difftest::target::set_default_target(target, "--target");
+  } catch (const difftest::UserError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return 2;
+  }
   oracle::CampaignOptions o;
   std::tie(o.first_seed, o.last_seed) = oracle::parse_seed_range(seeds, "--seeds");
   o.jobs = jobs;
@@ -38,13 +51,17 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
   const double n = static_cast<double>(s.checked);
   const double total = s.times.generate + s.times.reference + s.times.compile + s.times.run + s.times.compare;
-  fmt::print("seeds {}  pipelines {}  random orders {}  jobs {}  random bindings {}\n", seeds, fmt::join(pipelines, ","),
-             orders, jobs, random_bindings);
+  fmt::print("seeds {}  pipelines {}  random orders {}  jobs {}  random bindings {}  target {}\n", seeds,
+             fmt::join(pipelines, ","), orders, jobs, random_bindings, difftest::target::default_target().name);
   fmt::print("{} programs in {:.1f} s wall: {:.2f} programs/s\n\n", s.checked, s.status.elapsed, n / s.status.elapsed);
   fmt::print("| stage | ms per program | share |\n|---|---:|---:|\n");
   for (const auto& [name, ms] : {std::pair{"generate", s.times.generate}, {"reference + bounds", s.times.reference},
                                  {"compile", s.times.compile}, {"run", s.times.run}, {"compare", s.times.compare}}) {
     fmt::print("| {} | {:.1f} | {:.1f}% |\n", name, ms / n, 100 * ms / total);
+    if (std::string(name) != "compile") continue;
+    for (const auto& [variant, variant_ms] : s.times.compile_by_variant) {
+      fmt::print("| &nbsp;&nbsp;compile {} | {:.1f} | {:.1f}% |\n", variant, variant_ms / n, 100 * variant_ms / total);
+    }
   }
   fmt::print("\nverdicts:");
   for (const auto& [kind, count] : s.status.counts) fmt::print(" {} {}", kind, count);

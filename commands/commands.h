@@ -52,6 +52,7 @@ int run_command(const RunRequest& r, const Print& out);
 // dumps go to `log`.
 struct CompileRequest {
   std::string file, opt = "O0", passes, emit = "loop";
+  std::string target;  // "": the default target (target.h); any target may be printed, whatever the host
   std::vector<std::string> disabled;
   int bisect_limit = -1;
   bool print_after_all = false, verify_each = false;

@@ -19,6 +19,7 @@
 #include "compiler/loop/printer.h"
 #include "compiler/ops/op.h"
 #include "compiler/pipeline/pass_manager.h"
+#include "compiler/target/target.h"
 #include "compiler/tensor/npy.h"
 #include "oracle/check/case.h"
 #include "oracle/io/output_paths.h"
@@ -155,6 +156,7 @@ int compile_command(const CompileRequest& f, const Print& out, const Print& log)
       f.passes.empty() ? pipeline::find_pipeline(f.opt).passes : pipeline::parse_pass_list(f.passes, "--passes");
   pipeline::RunOptions options;
   options.verify_each = f.verify_each;
+  if (!f.target.empty()) options.target = &target::find_target(f.target, "--target");
   options.bisect_limit = f.bisect_limit;
   for (const auto& name : f.disabled) options.disabled.insert(pipeline::find_pass(name).name);
   if (f.bisect_limit >= 0) {

@@ -38,14 +38,19 @@ struct FailingProgram {
 // FILE, parsed and verified, and its failing variant and binding: the one verdict.json beside
 // FILE records (a campaign's reproducer, a reduction's output), unless flags choose pipelines
 // or a binding; otherwise the first failure of checking FILE under the flags. Faults recorded
-// beside it are turned on.
+// beside it are turned on, and its recorded target is compiled for unless --target says otherwise.
 FailingProgram failing_program(ReduceRequest& f, const oracle::Deadline& deadline, const Print& out) {
   FailingProgram r{parse_program_file(f.file), {}, std::nullopt, ""};
   verify(r.program);
-  for (const auto& fault : oracle::recorded_faults(f.file)) {
+  const oracle::RecordedSettings recorded = oracle::recorded_settings(f.file);
+  for (const auto& fault : recorded.faults) {
     if (std::find(f.check.inject.begin(), f.check.inject.end(), fault) != f.check.inject.end()) continue;
     out(fmt::format("fault {} recorded beside {}: turned on\n", fault, f.file));
     f.check.inject.push_back(fault);
+  }
+  if (!recorded.target.empty() && f.check.target.empty() && f.check.backend == "builtin") {
+    out(fmt::format("target {} recorded beside {}: compiled for it (--target overrides)\n", recorded.target, f.file));
+    f.check.target = recorded.target;
   }
   if (!f.check.passes.empty() && !f.check.was_given("--orders")) f.check.orders = 0;
   r.options = check_options(f.check);

@@ -6,6 +6,7 @@
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/pipeline/pass_manager.h"
+#include "compiler/target/target.h"
 
 namespace difftest::commands {
 
@@ -66,6 +67,11 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
   options.random_bindings = r.random_bindings;
   options.ensemble.members = r.members;
   for (const auto& name : r.inject) faults::enable(name);
+  if (!r.target.empty()) {
+    if (!backend.builtin()) throw UserError(ErrorKind::Usage, "--target: targets are the builtin compiler's");
+    target::set_default_target(r.target, "--target");
+  }
+  target::default_target();  // a DIFFTEST_TARGET the host cannot run is a usage error now, not per variant
   return options;
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs whatever Debian packages are missing, then configures and builds difftest.
-#   scripts/setup.sh              release build in build/
-#   scripts/setup.sh --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/
+#   scripts/setup.sh              release build of the difftest binary alone in build/ (the
+#                                 README's first command: a verdict minutes after the clone)
+#   scripts/setup.sh --all        the same and every test and benchmark (scripts/test.sh)
+#   scripts/setup.sh --sanitize   AddressSanitizer + UndefinedBehaviorSanitizer build of everything in build-asan/
 # Needs root or sudo only when a package is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,12 +30,16 @@ build_dir=build
 # -O2 without debug information, and the sanitizer build at -O1 with line tables only: enough
 # for readable sanitizer reports, and it keeps CI's two builds from a clean clone short.
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG")
+build_targets=(--target difftest)
 if [ "${1:-}" = "--sanitize" ]; then
   build_dir=build-asan
   cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
               -DDIFFTEST_SANITIZE=ON)
+  build_targets=()
+elif [ "${1:-}" = "--all" ]; then
+  build_targets=()
 elif [ -n "${1:-}" ]; then
-  echo "usage: scripts/setup.sh [--sanitize]" >&2
+  echo "usage: scripts/setup.sh [--all | --sanitize]" >&2
   exit 2
 fi
 cmake -S . -B "$build_dir" "${cmake_args[@]}" > /dev/null
@@ -45,4 +51,4 @@ if ! cmp -s "$ort_dir/package-lock.json" "$ort_dir/node_modules/.package-lock.js
   (cd "$ort_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   cp "$ort_dir/package-lock.json" "$ort_dir/node_modules/.package-lock.json.installed"
 fi
-cmake --build "$build_dir"
+cmake --build "$build_dir" "${build_targets[@]}"

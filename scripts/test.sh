@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: set up and build (scripts/setup.sh), run every test, run `difftest gate`
+# The whole test suite: set up and build everything (scripts/setup.sh --all), run every test, run `difftest gate`
 # (corpus + seeds clean, and failing with a few faults on: scripts/gate_faults.sh), then build the
 # tests with AddressSanitizer + UndefinedBehaviorSanitizer and run them again. The sanitizer run
 # cuts long campaigns to a quarter (RapidCheck's max_success and DIFFTEST_TEST_SCALE, see
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
-./scripts/setup.sh
+./scripts/setup.sh --all
 echo "release build ready after $(( $(date +%s) - start )) s"
 ctest --test-dir build --output-on-failure --timeout 900 -j 2
 echo "release tests done after $(( $(date +%s) - start )) s"

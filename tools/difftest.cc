@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
   compile->add_option("--bisect-limit", cpf.bisect_limit, "run only the first N pass applications, log them to stderr")
       ->check(CLI::NonNegativeNumber);
   compile->add_option("--disable-pass", cpf.disabled, "drop a pass from the list; repeatable");
+  add_target_flag(compile, cpf.target);
   compile->add_option("--emit", cpf.emit, "graph, loop (default) or llvm")
       ->check(CLI::IsMember({"graph", "loop", "llvm"}));
 

@@ -41,6 +41,12 @@ CLI::Validator finite_at_least(bool zero_allowed) {
 CLI::Validator seconds() { return finite_at_least(true); }
 CLI::Validator positive_finite() { return finite_at_least(false); }
 
+void add_target_flag(CLI::App* app, std::string& target) {
+  app->add_option("--target", target,
+                  "the machine the builtin compiler schedules and generates code for: avx512, avx2 or avx (default: "
+                  "the widest this host runs, or DIFFTEST_TARGET; recorded with every verdict)");
+}
+
 void add_generator_flags(CLI::App* app, commands::CheckRequest& r) {
   app->add_option("--backend", r.backend,
                   "the compiler under test: builtin (default) or ort (see `difftest backends`)");
@@ -70,6 +76,7 @@ void add_check_flags(CLI::App* app, commands::CheckRequest& r, bool with_save) {
                   "rerun with 4x the budget times out too)")
       ->check(positive_finite());
   app->add_option("--inject", r.inject, "turn on a test fault (see list-faults); repeatable");
+  add_target_flag(app, r.target);
   app->add_option("--random-bindings", r.random_bindings, "random dim bindings on top of the standard ones (default 2)")
       ->check(CLI::Range(0, 64));
   app->add_option("--members", r.members,

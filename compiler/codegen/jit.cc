@@ -46,6 +46,11 @@ void optimize(llvm::Module& m, llvm::TargetMachine* tm, int level) {
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = level > 1;
   tuning.SLPVectorization = level > 1;
+  // Unrolling is the schedule's decision (the Unroll pass and ScheduleMatmul's register tile,
+  // marked llvm.loop.unroll.full, which LLVM still honours): LLVM's own partial and runtime
+  // unrolling of every remaining loop doubled the compile time of a generated program
+  // (bench/campaign_bench, docs/performance.md) for kernels that mostly run a few microseconds.
+  tuning.LoopUnrolling = false;
   llvm::PassBuilder pb(tm, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -82,7 +87,17 @@ JitModule::JitModule(const loop::Module& m, const JitOptions& options) : impl_(s
   initialize_llvm();
   static std::atomic<uint64_t> counter{0};
   impl_->prefix = fmt::format("difftest{}_", counter++);
-  auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "host detection");
+  // The target's CPU model, not the host's: the machine code depends on the module's target
+  // only, so a variant replays the same on every host that can run it.
+  const target::Target& target = *m.target;
+  if (const std::string missing = target::missing_host_features(target); !missing.empty()) {
+    throw UserError(ErrorKind::Usage,
+                    fmt::format("the module is compiled for target {}, which this host cannot run: it "
+                                "lacks {} (it runs {})",
+                                target.name, missing, target::host_target().name));
+  }
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
+  jtmb.setCPU(target.llvm_cpu);
   const int level = options.llvm_opt_level;
   jtmb.setCodeGenOptLevel(level == 0 ? llvm::CodeGenOpt::None
                           : level == 1 ? llvm::CodeGenOpt::Less

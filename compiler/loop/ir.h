@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "compiler/ir/dtype.h"
+#include "compiler/target/target.h"
 
 namespace difftest::loop {
 
@@ -213,6 +214,10 @@ struct Module {
   // PlanMemory's plan: each slot lists the intermediate values that share one allocation
   // (text form: one `storage(a, b)` line per slot). Values in no slot get their own buffer.
   std::vector<std::vector<std::string>> storage;
+  // The machine the schedules size their vectors for and the JIT compiles for (text form
+  // `target(avx2)`, written when it is not the text default). Lowering sets it from the
+  // pipeline's RunOptions; every pass keeps it.
+  const target::Target* target = &target::text_default_target();
   const PrimFunc* find(const std::string& name) const;
 };
 

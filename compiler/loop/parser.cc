@@ -92,6 +92,7 @@ class Parser {
     while (at_ident("call")) m.calls.push_back(call(m));
     if (at_ident("outputs") && lx_.next().kind == Tok::Ident) m.outputs = name_list("a value name");
     while (at_ident("storage") && lx_.next().kind == Tok::Ident) m.storage.push_back(name_list("a value name"));
+    if (at_ident("target")) m.target = &target_name();
     expect_end();
     verify(m);  // functions and calls are checked above with locations; this is the backstop
     return m;
@@ -551,6 +552,19 @@ class Parser {
     }
     expect_punct(")");
     return names;
+  }
+
+  // target(name): one of target::all_targets(), the message naming the known ones.
+  const target::Target& target_name() {
+    expect_keyword("target");
+    expect_punct("(");
+    const Token name = expect_ident("a target name");
+    expect_punct(")");
+    try {
+      return target::find_target(name.text);
+    } catch (const UserError& e) {
+      error(ErrorKind::UnknownName, e.message(), name.loc);
+    }
   }
 
   // call @f(buffers) dims(dims), naming a function defined above with matching arity.

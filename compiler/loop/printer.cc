@@ -118,6 +118,7 @@ std::string print(const Module& m) {
   }
   if (!m.outputs.empty()) s += fmt::format("outputs({})\n", fmt::join(m.outputs, ", "));
   for (const auto& slot : m.storage) s += fmt::format("storage({})\n", fmt::join(slot, ", "));
+  if (m.target != &target::text_default_target()) s += fmt::format("target({})\n", m.target->name);
   return s;
 }
 

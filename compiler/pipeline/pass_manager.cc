@@ -124,6 +124,7 @@ Lowered run_passes(const Program& p, const std::vector<std::string>& passes, con
       }
       case PassKind::Lowering:
         out.module = pass.lower(out.graph);
+        out.module.target = options.target ? options.target : &target::default_target();
         lowered = true;
         if (options.verify_each) loop::verify(out.module);
         if (options.print_after) options.print_after(name, loop::print(out.module));

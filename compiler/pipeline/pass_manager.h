@@ -64,6 +64,8 @@ struct RunOptions {
   bool verify_each = true;
   int bisect_limit = -1;  // run only the first N pass applications (-1: all), like opt-bisect
   std::set<std::string> disabled;  // passes dropped from the list (not numbered)
+  // The machine the module is scheduled and compiled for; null: target::default_target().
+  const target::Target* target = nullptr;
   // Called after every pass that ran and changed the IR, with the IR in its text form.
   std::function<void(const std::string& pass, const std::string& ir)> print_after;
   // Called before every pass that runs (the oracle reports it as the stage a crash happened in).

@@ -54,16 +54,19 @@ nlohmann::json campaign_identity(const CampaignOptions& o) {
   for (const auto& [op, w] : o.generator.weights) weights[op] = w;
   nlohmann::json custom = nlohmann::json::array();
   for (const auto& c : o.check.custom) custom.push_back({{"passes", c.passes}, {"llvm_opt_level", c.llvm_opt_level}});
-  return {{"pipelines", o.check.pipelines},
-          {"custom", custom},
-          {"random_orders", o.check.random_orders},
-          {"faults", o.faults},
-          {"shard", fmt::format("{}/{}", o.shard.index, o.shard.count)},
-          {"random_bindings", o.check.random_bindings},
-          {"ensemble_members", o.check.ensemble.members},
-          {"weights", weights},
-          {"max_ops", o.generator.max_ops},
-          {"template_percent", o.generator.template_percent}};
+  nlohmann::json identity = {{"pipelines", o.check.pipelines},
+                             {"custom", custom},
+                             {"random_orders", o.check.random_orders},
+                             {"faults", o.faults},
+                             {"shard", fmt::format("{}/{}", o.shard.index, o.shard.count)},
+                             {"random_bindings", o.check.random_bindings},
+                             {"ensemble_members", o.check.ensemble.members},
+                             {"weights", weights},
+                             {"max_ops", o.generator.max_ops},
+                             {"template_percent", o.generator.template_percent}};
+  // Schedules differ between targets, so a campaign resumes only on the target it began with.
+  if (const std::string target = o.check.under_test().target(); !target.empty()) identity["target"] = target;
+  return identity;
 }
 
 std::string failure_dir_name(const std::string& kind, const std::string& signature) {

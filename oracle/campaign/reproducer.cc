@@ -51,7 +51,7 @@ void save_reproducer_atomically(const std::string& dir, const Program& p, const 
   }
 }
 
-std::vector<std::string> recorded_faults(const std::string& program_file) {
+RecordedSettings recorded_settings(const std::string& program_file) {
   const fs::path verdict = fs::path(program_file).parent_path() / "verdict.json";
   std::error_code ec;
   if (!fs::exists(verdict, ec)) return {};
@@ -60,12 +60,17 @@ std::vector<std::string> recorded_faults(const std::string& program_file) {
   if (j.is_discarded() || !j.is_object()) {
     throw UserError(ErrorKind::Io, fmt::format("{}: not a JSON verdict", verdict.string()));
   }
-  std::vector<std::string> out;
+  RecordedSettings out;
+  if (j.contains("target")) {
+    if (!j["target"].is_string())
+      throw UserError(ErrorKind::Io, fmt::format("{}: \"target\" is not a string", verdict.string()));
+    out.target = j["target"].get<std::string>();
+  }
   if (!j.contains("faults")) return out;
   if (!j["faults"].is_array()) throw UserError(ErrorKind::Io, fmt::format("{}: \"faults\" is not a list", verdict.string()));
   for (const auto& f : j["faults"]) {
     if (!f.is_string()) throw UserError(ErrorKind::Io, fmt::format("{}: a fault name is not a string", verdict.string()));
-    out.push_back(f.get<std::string>());
+    out.faults.push_back(f.get<std::string>());
   }
   return out;
 }

@@ -22,9 +22,14 @@ void save_reproducer(const std::string& dir, const Program& p, const Verdict& v,
 void save_reproducer_atomically(const std::string& dir, const Program& p, const sym::Env& binding,
                                 const nlohmann::json& verdict, uint64_t input_seed);
 
-// The faults recorded in the verdict.json beside a saved program (a reproducer or a reduction's
-// output), so that replaying it switches them on again; empty when there is no such file.
-// UserError(Io) naming the file when it exists but is not a verdict.
-std::vector<std::string> recorded_faults(const std::string& program_file);
+// What the verdict.json beside a saved program (a reproducer or a reduction's output) records
+// of how it was checked, so that replaying it switches the faults on again and compiles for the
+// same target; empty when there is no such file. UserError(Io) naming the file when it exists
+// but is not a verdict.
+struct RecordedSettings {
+  std::vector<std::string> faults;
+  std::string target;  // "": none recorded (a verdict from before targets, or an external compiler)
+};
+RecordedSettings recorded_settings(const std::string& program_file);
 
 }  // namespace difftest::oracle

@@ -104,6 +104,11 @@ std::string format_summary(const CampaignSummary& s) {
         "{:.1f}\n",
         s.times.generate * per, s.times.reference * per, s.times.compile * per, s.times.run * per,
         s.times.compare * per);
+    if (!s.times.compile_by_variant.empty()) {
+      out += "compile by variant (ms per program):";
+      for (const auto& [variant, ms] : s.times.compile_by_variant) out += fmt::format("  {} {:.1f}", variant, ms * per);
+      out += "\n";
+    }
   }
   if (s.failures.empty()) {
     out += "no failure signatures\n";

@@ -129,8 +129,8 @@ class BuiltinCompiler final : public CompilerUnderTest {
 
   std::string environment(const Variant& variant) const override {
     const pipeline::Pipeline pipe = builtin_pipeline(variant);
-    return fmt::format("difftest {} (embedded compiler, LLVM 14 JIT at -O{}{})", kDifftestVersion, pipe.llvm_opt_level,
-                       pipe.fma_contraction ? ", FMA contraction" : "");
+    return fmt::format("difftest {} (embedded compiler, LLVM 14 JIT at -O{}{}, target {})", kDifftestVersion,
+                       pipe.llvm_opt_level, pipe.fma_contraction ? ", FMA contraction" : "", target());
   }
 
   std::string replay_flags(const Variant& variant) const override {
@@ -138,6 +138,8 @@ class BuiltinCompiler final : public CompilerUnderTest {
     return fmt::format("--passes {} --passes-llvm {}{}", fmt::join(pipe.passes, ","), pipe.llvm_opt_level,
                        pipe.fma_contraction ? " --passes-fma" : "");
   }
+
+  std::string target() const override { return target::default_target().name; }
 
   void write_reproducer(const std::string& dir, const Program& p, const sym::Env& binding,
                         const VariantVerdict& failure, const CheckOptions& options) const override {

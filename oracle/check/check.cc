@@ -230,6 +230,9 @@ std::optional<VariantRun> run_variant(const Program& p, const Variant& variant, 
   }
   DT_CHECK(compiled_runs.runs.size() == cases.size(), "a compile returned another number of runs than it had cases");
   verdict.times.compile += compiled_runs.compile_ms;
+  verdict.times.compile_by_variant[variant.kind == VariantKind::RandomOrder ? "orders"
+                                   : variant.kind == VariantKind::Custom    ? "custom"
+                                                                         : variant.label] += compiled_runs.compile_ms;
   VariantRun run;
   run.kernels = compiled_runs.kernels;
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -283,11 +286,12 @@ std::vector<sym::Env> default_bindings(const Program& p, int random) {
 
 namespace {
 
-Verdict empty_verdict(const Program& p) {
+Verdict empty_verdict(const Program& p, const CheckOptions& options) {
   Verdict verdict;
   verdict.program = p.name();
   verdict.hash = program_hash(p);
   verdict.faults = faults::enabled_faults();
+  verdict.target = options.under_test().target();
   return verdict;
 }
 
@@ -311,7 +315,7 @@ std::optional<Case> checked_case(const Program& p, const sym::Env& given, const 
 }  // namespace
 
 Verdict check_program(const Program& p, const CheckOptions& options) {
-  Verdict verdict = empty_verdict(p);
+  Verdict verdict = empty_verdict(p, options);
   std::vector<sym::Env> bindings =
       options.bindings.empty() ? default_bindings(p, options.random_bindings) : options.bindings;
   std::vector<Case> cases;
@@ -369,7 +373,7 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
 }
 
 Verdict check_variant(const Program& p, const VariantId& id, const sym::Env& binding, const CheckOptions& options) {
-  Verdict verdict = empty_verdict(p);
+  Verdict verdict = empty_verdict(p, options);
   const std::optional<Case> c = checked_case(p, binding, options, verdict);
   if (!c) return verdict;
   if (!id.against) {
@@ -387,7 +391,7 @@ Verdict check_variant(const Program& p, const VariantId& id, const sym::Env& bin
 
 CaseRun run_case(const Program& p, const Variant& variant, const Case& c, const CheckOptions& options) {
   CaseRun r;
-  r.verdict = empty_verdict(p);
+  r.verdict = empty_verdict(p, options);
   if (auto run = run_variant(p, variant, {&c}, options, r.verdict)) {
     r.kernels = run->kernels;
     r.result = std::move(run->cases.front());

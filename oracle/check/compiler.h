@@ -114,6 +114,11 @@ class CompilerUnderTest {
   // beside a reduced failure's repro.ir (the builtin: the program as a TVM Relax module), each
   // written atomically into `dir`.
   virtual std::string environment(const Variant& variant) const = 0;
+  // The machine its code is generated for, recorded with every verdict and campaign so a
+  // failure replays with the same schedules ("": the compiler picks by itself).
+  virtual std::string target() const { return ""; }
+  // ` --target NAME` for a command that replays a failure of it ("" when it has no target).
+  std::string target_flag() const { return target().empty() ? "" : " --target " + target(); }
   virtual std::string replay_flags(const Variant& variant) const = 0;
   // `p` is the reduced program as repro.ir holds it (its dims fixed for a specialized failure),
   // `binding` its dims; `failure` which variant failed there and how.

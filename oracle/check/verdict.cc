@@ -94,6 +94,7 @@ nlohmann::json TimeoutTry::to_json() const {
 
 std::string format_verdict(const Verdict& v, const std::string& title, const CompilerUnderTest& compiler) {
   std::string out = fmt::format("{}: program {:016x}", title, v.hash);
+  if (!v.target.empty()) out += fmt::format(" for target {}", v.target);
   if (!v.faults.empty()) out += fmt::format(" (injected: {})", fmt::join(v.faults, ", "));
   out += "\n";
   std::vector<std::string> listed;
@@ -122,6 +123,7 @@ StageTimes& StageTimes::operator+=(const StageTimes& o) {
   compile += o.compile;
   run += o.run;
   compare += o.compare;
+  for (const auto& [variant, ms] : o.compile_by_variant) compile_by_variant[variant] += ms;
   return *this;
 }
 
@@ -132,12 +134,20 @@ StageTimes StageTimes::from_json(const nlohmann::json& j) {
   t.compile = json_number(j, "compile_ms");
   t.run = json_number(j, "run_ms");
   t.compare = json_number(j, "compare_ms");
+  if (j.contains("compile_ms_by_variant")) {
+    t.compile_by_variant = j["compile_ms_by_variant"].get<std::map<std::string, double>>();
+  }
   return t;
 }
 
 nlohmann::json StageTimes::to_json() const {
-  return {{"generate_ms", generate}, {"reference_ms", reference}, {"compile_ms", compile}, {"run_ms", run},
-          {"compare_ms", compare}};
+  nlohmann::json j = {{"generate_ms", generate},
+                      {"reference_ms", reference},
+                      {"compile_ms", compile},
+                      {"run_ms", run},
+                      {"compare_ms", compare}};
+  if (!compile_by_variant.empty()) j["compile_ms_by_variant"] = compile_by_variant;
+  return j;
 }
 
 VerdictKind Verdict::overall() const {
@@ -178,6 +188,7 @@ int Verdict::refuted_timeouts() const {
 nlohmann::json Verdict::to_json() const {
   nlohmann::json j = {{"program", program}, {"hash", fmt::format("{:016x}", hash)}, {"verdict", verdict_kind_name(overall())},
                       {"faults", faults}, {"times", times.to_json()}};
+  if (!target.empty()) j["target"] = target;
   j["variants"] = nlohmann::json::array();
   for (const auto& v : variants) j["variants"].push_back(v.to_json());
   if (cancelled) j["cancelled"] = true;
@@ -251,6 +262,7 @@ Verdict Verdict::from_json(const nlohmann::json& j, const std::string& where, co
     v.program = j.value("program", std::string());
     v.hash = std::stoull(j.value("hash", std::string("0")), nullptr, 16);
     if (j.contains("faults")) v.faults = j["faults"].get<std::vector<std::string>>();
+    v.target = j.value("target", std::string());
     if (j.contains("times")) v.times = StageTimes::from_json(j["times"]);
     v.cancelled = j.value("cancelled", false);
   } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 // Verdicts of checking one program, and failure signatures for deduplication.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -86,6 +87,9 @@ struct VariantVerdict {
 // Where the time of checking one program went (milliseconds, summed over bindings).
 struct StageTimes {
   double generate = 0, reference = 0, compile = 0, run = 0, compare = 0;
+  // `compile` by variant: the named ones by name ("O3", "O3-specialized"), random orders
+  // together as "orders", explicit pass lists as "custom".
+  std::map<std::string, double> compile_by_variant;
   StageTimes& operator+=(const StageTimes& o);
   nlohmann::json to_json() const;
   static StageTimes from_json(const nlohmann::json& j);  // absent stages are 0
@@ -96,6 +100,7 @@ struct Verdict {
   uint64_t hash = 0;    // program_hash of the canonical text
   std::vector<VariantVerdict> variants;
   std::vector<std::string> faults;  // injected faults, recorded for reproducers
+  std::string target;               // CompilerUnderTest::target(), recorded for reproducers
   StageTimes times;
   // The caller's deadline stopped the check: `variants` is incomplete and says nothing final
   // about the program.

@@ -58,7 +58,8 @@ GateCase check_entry(const std::string& file, const GateOptions& o, const Deadli
   const auto rerun = [&](const VariantVerdict& v) {
     const std::string passes =
         v.variant.tested.records_steps() ? " " + check.under_test().replay_flags(v.variant.tested) : backend;
-    return fmt::format("difftest run {}{}{}", file, passes, inject_flags(o.campaign.faults));
+    return fmt::format("difftest run {}{}{}{}", file, passes, check.under_test().target_flag(),
+                       inject_flags(o.campaign.faults));
   };
   const Verdict clean = check_program(e.program, check);
   // An entry of the compiler under test expects that compiler's own bugs: they are not failures.

@@ -264,6 +264,7 @@ nlohmann::json report_json(const ReductionReport& r) {
       {"variant", r.failing.variant.name()},
       {"binding", r.reduced.binding},
       {"faults", r.faults},
+      {"target", r.compiler->target()},
       {"difftest_version", kDifftestVersion},
       {"verdict", r.reduced_failure.to_json()},
       {"reduction",
@@ -290,7 +291,8 @@ nlohmann::json report_json(const ReductionReport& r) {
 std::string report_markdown(const ReductionReport& r) {
   const VariantVerdict& f = r.reduced_failure;
   const VariantId& variant = r.failing.variant;
-  const std::string replay = r.compiler->replay_flags(variant.tested.with_steps(r.culprit.minimal_passes));
+  const std::string replay =
+      r.compiler->replay_flags(variant.tested.with_steps(r.culprit.minimal_passes)) + r.compiler->target_flag();
   const std::string bind = r.reduced.binding.empty() ? "" : reference::binding_str(r.reduced.binding);
   const bool bisected = r.stopped_in != "bisection";
   std::string out = bisected

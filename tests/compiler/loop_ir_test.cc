@@ -94,6 +94,22 @@ TEST(LoopText, ModuleRoundTripsExactly) {
   EXPECT_TRUE(parse_module("").funcs.empty());
 }
 
+// The target line: parsed into the module, printed back only when it is not the text default
+// (avx512, the 512-bit schedules modules had before targets), so older texts keep their meaning.
+TEST(LoopText, TheTargetLineRoundTripsAndDefaultsToAvx512) {
+  const std::string f = "func @f(A: f32[n]) dims(n) {\n}\n\ncall @f(a) dims(n)\n";
+  const Module plain = parse_module(f, "m.loop");
+  EXPECT_EQ(plain.target->name, "avx512");
+  EXPECT_EQ(plain.target->vector_bits, 512);
+  EXPECT_EQ(print(plain), f);
+  const Module avx2 = parse_module(f + "target(avx2)\n", "m.loop");
+  EXPECT_EQ(avx2.target->name, "avx2");
+  EXPECT_EQ(avx2.target->vector_bits, 256);
+  EXPECT_EQ(avx2.target->vector_registers, 16);
+  EXPECT_EQ(print(avx2), f + "target(avx2)\n");
+  EXPECT_EQ(print(parse_module(f + "target(avx512)\n", "m.loop")), f);
+}
+
 TEST(LoopText, ParsedNodesHaveTheWrittenKindsAndDtypes) {
   const PrimFunc f = parse_func(R"(func @k(A: f16[2]) dims() {
   A[1] = select((A[0] < 1.0:f16), cast<f16>(3:u8), A[0])
@@ -254,6 +270,9 @@ TEST(LoopText, MalformedModulesGiveLocatedUserErrors) {
       {f + f, ErrorKind::DuplicateName, 3, 6},
       {f + "call @f(a) dims(n)\nfunc @h(B: f32[1]) dims() {\n}\n", ErrorKind::Syntax, 4, 1},
       {f + "call @f(a) n\n", ErrorKind::Syntax, 3, 12},
+      {f + "target(avx3)\n", ErrorKind::UnknownName, 3, 8},
+      {f + "target avx2\n", ErrorKind::Syntax, 3, 8},
+      {f + "target(avx2)\ntarget(avx2)\n", ErrorKind::Syntax, 4, 1},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);

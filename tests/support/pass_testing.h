@@ -149,8 +149,10 @@ inline ::testing::AssertionResult executable_agrees(const Program& p, const runt
 // Under every standard binding: `p` compiled with `passes` (and LLVM at `llvm_level`) agrees
 // with the bounded reference.
 inline ::testing::AssertionResult compiled_agrees(const Program& p, const std::vector<std::string>& passes,
-                                                  int llvm_level = 0) {
-  const runtime::Executable exe = pipeline::compile(p, pipeline::Pipeline{"test", passes, llvm_level});
+                                                  int llvm_level = 0, const target::Target* target = nullptr) {
+  pipeline::RunOptions options;
+  options.target = target;
+  const runtime::Executable exe = pipeline::compile(p, pipeline::Pipeline{"test", passes, llvm_level}, options);
   return executable_agrees(p, exe, "program:\n" + print(p));
 }
 

@@ -340,6 +340,6 @@ bool unit_stride(const Expr& index, const std::string& k) {
   return true;
 }
 
-int64_t vector_lanes(DType acc) { return std::max<int64_t>(8, 64 / static_cast<int64_t>(dtype_bytes(acc))); }
+int64_t vector_lanes(const target::Target& target, DType acc) { return target::vector_lanes(target, dtype_bytes(acc)); }
 
 }  // namespace difftest::passes::schedule

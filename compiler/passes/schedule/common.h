@@ -98,8 +98,7 @@ int64_t packing_factor(const loop::Expr& index, const std::string& k);
 // (nearly) consecutive elements.
 bool unit_stride(const loop::Expr& index, const std::string& k);
 
-
-// Vector lanes of a 512-bit register for an accumulator dtype (at least 8).
-int64_t vector_lanes(DType acc);
+// Vector lanes of the target's widest register for an accumulator dtype.
+int64_t vector_lanes(const target::Target& target, DType acc);
 
 }  // namespace difftest::passes::schedule

@@ -35,7 +35,7 @@ bool uses_any(const Expr& e, const std::vector<Expr>& vars) {
   return false;
 }
 
-std::optional<Stmt> rewrite_elementwise_nest(const Stmt& s) {
+std::optional<Stmt> rewrite_elementwise_nest(const Stmt& s, const target::Target& target) {
   std::vector<Expr> vars, extents;
   Stmt cur = s;
   while (cur.kind() == StmtKind::For && cur.node().for_kind == ForKind::Serial && cur.node().min.is_int_imm(0)) {
@@ -73,7 +73,7 @@ std::optional<Stmt> rewrite_elementwise_nest(const Stmt& s) {
   Expr elements = 1;
   for (const auto& e : extents) elements = mul(elements, e);
   const bool parallel = !is_const(elements) || elements.node().int_value >= kParallelMinElements;
-  const int64_t lanes = vector_lanes(value.dtype());
+  const int64_t lanes = vector_lanes(target, value.dtype());
   const Expr& inner = extents.back();
   const bool split = !is_const(inner) || inner.node().int_value >= lanes;
   if (!flattened && !split && !parallel) return std::nullopt;
@@ -94,6 +94,8 @@ std::optional<Stmt> rewrite_elementwise_nest(const Stmt& s) {
 
 }  // namespace
 
-loop::Module schedule_elementwise(const loop::Module& m) { return apply_rule(m, rewrite_elementwise_nest); }
+loop::Module schedule_elementwise(const loop::Module& m) {
+  return apply_rule(m, [&](const Stmt& s) { return rewrite_elementwise_nest(s, *m.target); });
+}
 
 }  // namespace difftest::passes

@@ -39,7 +39,7 @@ int64_t weight_packing(const Expr& term, const std::string& j, const std::string
   return 1;
 }
 
-std::optional<Stmt> rewrite_gemv_nest(const Stmt& s) {
+std::optional<Stmt> rewrite_gemv_nest(const Stmt& s, const target::Target& target) {
   const auto n = match_reduction(s);
   if (!n || n->spatial.empty()) return std::nullopt;
   for (size_t d = 0; d + 1 < n->spatial.size(); ++d) {
@@ -53,7 +53,7 @@ std::optional<Stmt> rewrite_gemv_nest(const Stmt& s) {
   // Packed weights (k // c picks the word): c lanes decode one word, so its load is one per
   // vector; otherwise full vectors. Four chains of partial sums hide the add latency.
   const int64_t packing = weight_packing(fold->term, lj.node().var.node().name, n->k.node().name);
-  const int64_t lanes = packing >= 4 && packing <= 64 ? packing : vector_lanes(n->acc.dtype());
+  const int64_t lanes = packing >= 4 && packing <= 64 ? packing : vector_lanes(target, n->acc.dtype());
   int64_t chains = std::max<int64_t>(1, kChainedLanes / lanes);
   if (is_const(n->k_extent)) {
     if (n->k_extent.node().int_value < lanes) return std::nullopt;
@@ -67,6 +67,8 @@ std::optional<Stmt> rewrite_gemv_nest(const Stmt& s) {
 
 }  // namespace
 
-loop::Module schedule_gemv(const loop::Module& m) { return apply_rule(m, rewrite_gemv_nest); }
+loop::Module schedule_gemv(const loop::Module& m) {
+  return apply_rule(m, [&](const Stmt& s) { return rewrite_gemv_nest(s, *m.target); });
+}
 
 }  // namespace difftest::passes

@@ -17,6 +17,12 @@ using namespace schedule;
 
 constexpr int64_t kRows = 4;  // MR: rows per tile (A elements broadcast per K step)
 
+// MR rows of two accumulator vectors each, plus the two vectors of B and A's broadcast, stay
+// in the target's vector registers.
+int64_t tile_rows(const target::Target& target) {
+  return std::max<int64_t>(1, std::min<int64_t>(kRows, (target.vector_registers - 3) / 2));
+}
+
 // term = a * b with a free of the column and b free of the row (or the other way round), both
 // reading along K: the dot product of a matmul or linear, whatever the operands' expressions.
 bool is_dot_term(const Expr& term, const std::string& i, const std::string& j, const std::string& k) {
@@ -27,7 +33,7 @@ bool is_dot_term(const Expr& term, const std::string& i, const std::string& j, c
   return (!uses_var(a, j) && !uses_var(b, i)) || (!uses_var(a, i) && !uses_var(b, j));
 }
 
-std::optional<Stmt> tile(const Stmt& s) {
+std::optional<Stmt> tile(const Stmt& s, const target::Target& target) {
   const auto n = match_reduction(s);
   if (!n || n->spatial.size() < 2) return std::nullopt;
   const auto fold = match_fold(*n);
@@ -37,7 +43,7 @@ std::optional<Stmt> tile(const Stmt& s) {
   if (!fold || fold->op != loop::BinOp::Add || !is_dot_term(fold->term, i, j, k)) return std::nullopt;
   const Expr& m_ext = li.node().extent;
   const Expr& n_ext = lj.node().extent;
-  int64_t mr = kRows, nr = 2 * vector_lanes(n->acc.dtype());
+  int64_t mr = tile_rows(target), nr = 2 * vector_lanes(target, n->acc.dtype());
   if (is_const(m_ext)) mr = std::min(mr, m_ext.node().int_value);
   if (is_const(n_ext)) nr = std::min(nr, n_ext.node().int_value);
   if (mr <= 0 || nr <= 0) return std::nullopt;
@@ -113,6 +119,8 @@ std::optional<Stmt> tile(const Stmt& s) {
 
 }  // namespace
 
-loop::Module schedule_matmul(const loop::Module& m) { return apply_rule(m, tile); }
+loop::Module schedule_matmul(const loop::Module& m) {
+  return apply_rule(m, [&](const Stmt& s) { return tile(s, *m.target); });
+}
 
 }  // namespace difftest::passes

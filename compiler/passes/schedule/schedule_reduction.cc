@@ -39,12 +39,12 @@ class ShortenTail : public loop::Mutator {
   std::string var_;
 };
 
-std::optional<Stmt> rewrite_reduction_nest(const Stmt& s) {
+std::optional<Stmt> rewrite_reduction_nest(const Stmt& s, const target::Target& target) {
   const auto n = match_reduction(s);
   if (!n) return std::nullopt;
   const auto fold = match_fold(*n);
   if (!fold || !is_contiguous_operand(fold->term, n->k.node().name)) return std::nullopt;
-  const int64_t lanes = vector_lanes(n->acc.dtype());
+  const int64_t lanes = vector_lanes(target, n->acc.dtype());
   if (is_const(n->k_extent) && n->k_extent.node().int_value < lanes) return std::nullopt;
   auto split = split_reduction_lanes(*n, *fold, lanes);
   if (!split) return std::nullopt;
@@ -61,6 +61,8 @@ std::optional<Stmt> rewrite_reduction_nest(const Stmt& s) {
 
 }  // namespace
 
-loop::Module schedule_reduction(const loop::Module& m) { return apply_rule(m, rewrite_reduction_nest); }
+loop::Module schedule_reduction(const loop::Module& m) {
+  return apply_rule(m, [&](const Stmt& s) { return rewrite_reduction_nest(s, *m.target); });
+}
 
 }  // namespace difftest::passes

@@ -39,6 +39,34 @@ call @add_0(x, y, z) dims(n)
                       "one loop over n * 20 elements: 16-wide chunks in parallel, then the remainder");
 }
 
+// The vector width comes from the module's target: 256-bit AVX2 registers hold 8 f32 lanes.
+TEST(ScheduleElementwise, SizesVectorsForTheModulesTarget) {
+  expect_loop_rewrite("ScheduleElementwise", R"(func @add_0(x: f32[n, 20], y: f32[n, 20], z: f32[n, 20]) dims(n) {
+  for (i0, 0, n) serial {
+    for (i1, 0, 20) serial {
+      z[((i0 * 20) + i1)] = (x[((i0 * 20) + i1)] + y[((i0 * 20) + i1)])
+    }
+  }
+}
+call @add_0(x, y, z) dims(n)
+target(avx2)
+)",
+                      R"(func @add_0(x: f32[n, 20], y: f32[n, 20], z: f32[n, 20]) dims(n) {
+  for (i0fo, 0, ((n * 20) // 8)) parallel {
+    for (i0fl, 0, 8) vectorized {
+      z[((i0fo * 8) + i0fl)] = (x[((i0fo * 8) + i0fl)] + y[((i0fo * 8) + i0fl)])
+    }
+  }
+  for (i0ft, (((n * 20) // 8) * 8), ((n * 20) - (((n * 20) // 8) * 8))) serial {
+    z[i0ft] = (x[i0ft] + y[i0ft])
+  }
+}
+call @add_0(x, y, z) dims(n)
+target(avx2)
+)",
+                      "8-wide chunks for avx2, the target kept");
+}
+
 TEST(ScheduleElementwise, KeepsTheNestOfABroadcast) {
   expect_loop_rewrite("ScheduleElementwise", R"(func @add_1(x: f32[n, 20], b: f32[20], w: f32[n, 20]) dims(n) {
   for (i0, 0, n) serial {

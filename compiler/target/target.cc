@@ -1,0 +1,103 @@
+#include "compiler/target/target.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Support/Host.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "compiler/ir/diagnostics.h"
+
+namespace difftest::target {
+
+namespace {
+
+const Target* chosen = nullptr;  // set_default_target's choice
+
+const llvm::StringMap<bool>& host_features() {
+  static const llvm::StringMap<bool> features = [] {
+    llvm::StringMap<bool> f;
+    if (!llvm::sys::getHostCPUFeatures(f)) f.clear();
+    return f;
+  }();
+  return features;
+}
+
+}  // namespace
+
+const std::vector<Target>& all_targets() {
+  // The CPU models are the first of each extension level, so the code runs on every later one;
+  // F16C is required throughout (f16 rounding after every operation uses its conversions).
+  static const std::vector<Target> targets = {
+      {"avx512",
+       "skylake-avx512",
+       512,
+       32,
+       {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl", "avx2", "fma", "f16c", "bmi2", "lzcnt", "movbe"},
+       "AVX-512 (Skylake-SP and later, Zen 4): 512-bit vectors, 32 registers"},
+      {"avx2",
+       "haswell",
+       256,
+       16,
+       {"avx2", "fma", "f16c", "bmi2", "lzcnt", "movbe"},
+       "AVX2 and FMA (Haswell and later, Zen): 256-bit vectors, 16 registers"},
+      {"avx", "ivybridge", 256, 16, {"avx", "f16c"}, "AVX and F16C (Ivy Bridge): 256-bit vectors, 16 registers"},
+  };
+  return targets;
+}
+
+const Target& find_target(const std::string& name, const std::string& where) {
+  std::vector<std::string> known;
+  for (const auto& t : all_targets()) {
+    if (t.name == name) return t;
+    known.push_back(t.name);
+  }
+  throw UserError(ErrorKind::Usage, fmt::format("{}{}unknown target '{}' (known: {})", where, where.empty() ? "" : ": ",
+                                                name, fmt::join(known, ", ")));
+}
+
+const Target& text_default_target() {
+  static const Target& t = find_target("avx512");
+  return t;
+}
+
+std::string missing_host_features(const Target& t) {
+  std::vector<std::string> missing;
+  for (const auto& f : t.required_features) {
+    if (!host_features().lookup(f)) missing.push_back(f);
+  }
+  return fmt::format("{}", fmt::join(missing, ","));
+}
+
+const Target& host_target() {
+  for (const auto& t : all_targets()) {
+    if (missing_host_features(t).empty()) return t;
+  }
+  throw InternalError("the JIT needs a host CPU with AVX and F16C (x86-64 since 2012)");
+}
+
+void set_default_target(const std::string& name, const std::string& flag) {
+  const Target* t = &find_target(name, flag);
+  const std::string missing = missing_host_features(*t);
+  if (!missing.empty()) {
+    throw UserError(ErrorKind::Usage, fmt::format("{}: this host cannot run {} code: it lacks {} (it runs {})", flag,
+                                                  t->name, missing, host_target().name));
+  }
+  chosen = t;
+}
+
+const Target& default_target() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (chosen) return;
+    const char* env = std::getenv("DIFFTEST_TARGET");
+    if (env && *env) set_default_target(env, "DIFFTEST_TARGET");
+  });
+  return chosen ? *chosen : host_target();
+}
+
+int64_t vector_lanes(const Target& t, int64_t bytes) { return std::max<int64_t>(1, t.vector_bits / 8 / bytes); }
+
+}  // namespace difftest::target
