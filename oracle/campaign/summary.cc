@@ -64,7 +64,12 @@ std::string format_progress(const CampaignStatus& s, double time_limit) {
   const int64_t fresh = s.done - s.resumed;
   const double rate = s.elapsed > 0 ? static_cast<double>(fresh) / s.elapsed : 0;
   std::string out = s.total >= 0 ? fmt::format("{:>6}/{}", s.done, s.total) : fmt::format("{:>6}", s.done);
-  out += fmt::format("  {:.2f}/s ", rate);
+  int64_t failures = 0;
+  for (const auto& [kind, n] : s.counts) {
+    const auto k = verdict_kind_from_name(kind);
+    if (k && is_failure(*k)) failures += n;
+  }
+  out += fmt::format("  {:.2f}/s  failures {} ", rate, failures);
   for (const auto& [kind, n] : s.counts) out += fmt::format(" {} {}", kind, n);
   out += fmt::format("  elapsed {}", format_duration(s.elapsed));
   double remaining = -1;

@@ -11,7 +11,7 @@ quick=(--opt O0 --orders 0 --random-bindings 0 --timeout 60)
 
 DIFFTEST_PROGRESS_EVERY=0 "$difftest" fuzz --seeds 0..3 "${quick[@]}" --out "$tmp/f" > "$tmp/out" 2> "$tmp/err"
 [ $? -le 1 ] || fail "fuzz"
-grep -qE "^fuzz: +[0-4]/4 " "$tmp/err" || fail "fuzz printed no progress line"
+grep -qE "^fuzz: +[0-4]/4 +[0-9.]+/s +failures 0 " "$tmp/err" || fail "fuzz printed no progress line"
 # Without the override a log still gets the last status line when the campaign ends.
 "$difftest" fuzz --seeds 0..1 "${quick[@]}" --out "$tmp/f2" > "$tmp/out" 2> "$tmp/err"
 grep -qE "^fuzz: +2/2 " "$tmp/err" || fail "fuzz printed no final progress line"
