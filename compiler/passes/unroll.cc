@@ -14,6 +14,20 @@ using loop::ExprKind;
 using loop::Stmt;
 using loop::StmtKind;
 
+// Stores and evaluations: what a copy of the body adds to the straight-line code.
+int64_t statements(const Stmt& s) {
+  struct Counter : loop::Visitor {
+    int64_t n = 0;
+    using loop::Visitor::visit;
+    void visit(const Stmt& s) override {
+      n += s.defined() && (s.kind() == StmtKind::Store || s.kind() == StmtKind::Evaluate);
+      loop::Visitor::visit(s);
+    }
+  } counter;
+  counter.visit(s);
+  return counter.n;
+}
+
 bool contains_loop(const Stmt& s) {
   struct Finder : loop::Visitor {
     bool found = false;
@@ -56,7 +70,8 @@ class Unroller : public loop::Mutator {
     if (n.extent.kind() != ExprKind::IntImm) return inner;
     const int64_t extent = n.extent.node().int_value;
     const bool marked = n.for_kind == loop::ForKind::Unrolled && extent <= kMaxUnrolledExtent;
-    const bool small = n.for_kind == loop::ForKind::Serial && extent <= kMaxSmallExtent && !contains_loop(n.body[0]);
+    const bool small = n.for_kind == loop::ForKind::Serial && extent <= kMaxSmallExtent && !contains_loop(n.body[0]) &&
+                       extent * statements(n.body[0]) <= kMaxSmallStatements;
     if (!marked && !small) return inner;
     const auto lo = to_sym(n.min);
     std::vector<Stmt> copies;

@@ -1,5 +1,8 @@
 // Unroll: fully unrolls loops marked `unrolled` (constant extent up to kMaxUnrolledExtent) and
-// serial innermost loops (no loop inside) of constant extent up to kMaxSmallExtent, by
+// serial innermost loops (no loop inside) of constant extent up to kMaxSmallExtent whose copies
+// hold at most kMaxSmallStatements statements — inner loops go first, so without that budget a
+// nest of small constant loops (a 4 x 8 x 8 x 3 copy) cascaded into one straight-line block of
+// hundreds of stores, which took LLVM's instruction selection over 30 s of CPU —, by
 // substituting the loop variable with min + k in one copy of the body per iteration. Index
 // arithmetic that mentions the variable is re-simplified (without ranges, so always exactly);
 // everything else is copied as is. Loops with a symbolic extent stay (codegen then gives an
@@ -14,6 +17,7 @@ namespace difftest::passes {
 
 constexpr int64_t kMaxUnrolledExtent = 64;
 constexpr int64_t kMaxSmallExtent = 8;
+constexpr int64_t kMaxSmallStatements = 64;
 
 loop::Module unroll(const loop::Module& m);  // functions keep their bodies (same_as) when unchanged
 

@@ -1,5 +1,6 @@
 // Unroll: IR-in/IR-out cases in the loop text form and the property that generated programs
 // compiled through it agree with the reference.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -84,6 +85,30 @@ func @f(X: f32[n, 9], Y: f32[n, 9]) dims(n) {
 )",
                         "a symbolic extent, serial extent 9 > 8, a parallel loop, a vectorized loop and a "
                         "serial loop that is not innermost all stay");
+}
+
+// Inner loops unroll first; a loop whose copies would pass 64 statements stays a loop, so a
+// nest of small constant loops does not cascade into one straight-line block.
+TEST(Unroll, StopsANestOfSmallLoopsAtItsStatementBudget) {
+  std::string stores;
+  for (int c = 0; c < 24; ++c) {
+    const std::string at = c == 0 ? "(24 * i)" : fmt::format("((24 * i) + {})", c);
+    stores += fmt::format("    Y[{}] = X[{}]\n", at, at);
+  }
+  expect_loop_fixpoint_rewrite(
+      "Unroll", R"(
+func @f(X: f32[96], Y: f32[96]) dims() {
+  for (i, 0, 4) serial {
+    for (j, 0, 8) serial {
+      for (k, 0, 3) serial {
+        Y[((i * 24) + ((j * 3) + k))] = X[((i * 24) + ((j * 3) + k))]
+      }
+    }
+  }
+}
+)",
+      "\nfunc @f(X: f32[96], Y: f32[96]) dims() {\n  for (i, 0, 4) serial {\n" + stores + "  }\n}\n",
+      "k (3 copies) and j (8 x 3 = 24) unroll; i would make 96 and stays");
 }
 
 TEST(Unroll, DropsAnEmptyLoop) {
