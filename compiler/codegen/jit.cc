@@ -44,7 +44,12 @@ void optimize(llvm::Module& m, llvm::TargetMachine* tm, int level) {
   // LLVM 14's default tuning leaves the SLP vectorizer off; clang turns both vectorizers on at
   // -O2 and above, and the schedule rules' register tiles depend on SLP.
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = level > 1;
+  // The loop vectorizer takes only the loops the schedule marks `vectorized` (those codegen did
+  // not already write as vector operations): left to vectorize every loop it liked, LLVM 14 made
+  // an interleaved store of widened booleans that its own AVX-512 instruction selection cannot
+  // lower ("Cannot select: v32i8 = X86ISD::VBROADCAST" of a v8i1; seed 4000492's O3-specialized
+  // compile), and vectorizing a loop without reassociation changes no result.
+  tuning.LoopVectorization = false;
   tuning.SLPVectorization = level > 1;
   // Unrolling is the schedule's decision (the Unroll pass and ScheduleMatmul's register tile,
   // marked llvm.loop.unroll.full, which LLVM still honours): LLVM's own partial and runtime
