@@ -1,6 +1,7 @@
 // ScheduleElementwise: IR-in/IR-out cases (flattening, broadcast nests, small and unrecognised
 // nests), sizes that are not vector multiples compiled at O3 against the reference, and the
 // property that it preserves the reference on generated programs.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -14,8 +15,10 @@ namespace {
 using testing::expect_loop_rewrite;
 using testing::rule_fires_and_agrees;
 
-TEST(ScheduleElementwise, FlattensSameShapeOperandsIntoOneVectorizedParallelLoop) {
-  expect_loop_rewrite("ScheduleElementwise", R"(func @add_0(x: f32[n, 20], y: f32[n, 20], z: f32[n, 20]) dims(n) {
+// z = x + y over [n, 20] for `target_line` ("" or "target(NAME)\n"), flattened into `lanes`-wide
+// vectorized chunks in parallel and a serial remainder.
+void expect_flattened(int lanes, const std::string& target_line) {
+  const std::string in = R"(func @add_0(x: f32[n, 20], y: f32[n, 20], z: f32[n, 20]) dims(n) {
   for (i0, 0, n) serial {
     for (i1, 0, 20) serial {
       z[((i0 * 20) + i1)] = (x[((i0 * 20) + i1)] + y[((i0 * 20) + i1)])
@@ -23,49 +26,30 @@ TEST(ScheduleElementwise, FlattensSameShapeOperandsIntoOneVectorizedParallelLoop
   }
 }
 call @add_0(x, y, z) dims(n)
-)",
-                      R"(func @add_0(x: f32[n, 20], y: f32[n, 20], z: f32[n, 20]) dims(n) {
-  for (i0fo, 0, ((n * 20) // 16)) parallel {
-    for (i0fl, 0, 16) vectorized {
-      z[((i0fo * 16) + i0fl)] = (x[((i0fo * 16) + i0fl)] + y[((i0fo * 16) + i0fl)])
-    }
-  }
-  for (i0ft, (((n * 20) // 16) * 16), ((n * 20) - (((n * 20) // 16) * 16))) serial {
+)" + target_line;
+  const std::string want = fmt::format(R"(func @add_0(x: f32[n, 20], y: f32[n, 20], z: f32[n, 20]) dims(n) {{
+  for (i0fo, 0, ((n * 20) // {0})) parallel {{
+    for (i0fl, 0, {0}) vectorized {{
+      z[((i0fo * {0}) + i0fl)] = (x[((i0fo * {0}) + i0fl)] + y[((i0fo * {0}) + i0fl)])
+    }}
+  }}
+  for (i0ft, (((n * 20) // {0}) * {0}), ((n * 20) - (((n * 20) // {0}) * {0}))) serial {{
     z[i0ft] = (x[i0ft] + y[i0ft])
-  }
-}
+  }}
+}}
 call @add_0(x, y, z) dims(n)
 )",
-                      "one loop over n * 20 elements: 16-wide chunks in parallel, then the remainder");
+                                       lanes) +
+                           target_line;
+  expect_loop_rewrite(
+      "ScheduleElementwise", in, want,
+      fmt::format("one loop over n * 20 elements: {}-wide chunks in parallel, then the remainder", lanes));
 }
 
+TEST(ScheduleElementwise, FlattensSameShapeOperandsIntoOneVectorizedParallelLoop) { expect_flattened(16, ""); }
+
 // The vector width comes from the module's target: 256-bit AVX2 registers hold 8 f32 lanes.
-TEST(ScheduleElementwise, SizesVectorsForTheModulesTarget) {
-  expect_loop_rewrite("ScheduleElementwise", R"(func @add_0(x: f32[n, 20], y: f32[n, 20], z: f32[n, 20]) dims(n) {
-  for (i0, 0, n) serial {
-    for (i1, 0, 20) serial {
-      z[((i0 * 20) + i1)] = (x[((i0 * 20) + i1)] + y[((i0 * 20) + i1)])
-    }
-  }
-}
-call @add_0(x, y, z) dims(n)
-target(avx2)
-)",
-                      R"(func @add_0(x: f32[n, 20], y: f32[n, 20], z: f32[n, 20]) dims(n) {
-  for (i0fo, 0, ((n * 20) // 8)) parallel {
-    for (i0fl, 0, 8) vectorized {
-      z[((i0fo * 8) + i0fl)] = (x[((i0fo * 8) + i0fl)] + y[((i0fo * 8) + i0fl)])
-    }
-  }
-  for (i0ft, (((n * 20) // 8) * 8), ((n * 20) - (((n * 20) // 8) * 8))) serial {
-    z[i0ft] = (x[i0ft] + y[i0ft])
-  }
-}
-call @add_0(x, y, z) dims(n)
-target(avx2)
-)",
-                      "8-wide chunks for avx2, the target kept");
-}
+TEST(ScheduleElementwise, SizesVectorsForTheModulesTarget) { expect_flattened(8, "target(avx2)\n"); }
 
 TEST(ScheduleElementwise, KeepsTheNestOfABroadcast) {
   expect_loop_rewrite("ScheduleElementwise", R"(func @add_1(x: f32[n, 20], b: f32[20], w: f32[n, 20]) dims(n) {
