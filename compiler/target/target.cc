@@ -5,6 +5,7 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Support/Host.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 
@@ -28,22 +29,17 @@ const llvm::StringMap<bool>& host_features() {
 }  // namespace
 
 const std::vector<Target>& all_targets() {
-  // The CPU models are the first of each extension level, so the code runs on every later one;
-  // F16C is required throughout (f16 rounding after every operation uses its conversions).
+  // The CPU models are the first of each extension level (AVX-512: Skylake-SP, also Zen 4; AVX2:
+  // Haswell, also every Zen; AVX: Ivy Bridge), so the code runs on every later one. F16C is
+  // required throughout: f16 rounding after every operation uses its conversions.
   static const std::vector<Target> targets = {
       {"avx512",
        "skylake-avx512",
        512,
        32,
-       {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl", "avx2", "fma", "f16c", "bmi2", "lzcnt", "movbe"},
-       "AVX-512 (Skylake-SP and later, Zen 4): 512-bit vectors, 32 registers"},
-      {"avx2",
-       "haswell",
-       256,
-       16,
-       {"avx2", "fma", "f16c", "bmi2", "lzcnt", "movbe"},
-       "AVX2 and FMA (Haswell and later, Zen): 256-bit vectors, 16 registers"},
-      {"avx", "ivybridge", 256, 16, {"avx", "f16c"}, "AVX and F16C (Ivy Bridge): 256-bit vectors, 16 registers"},
+       {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl", "avx2", "fma", "f16c", "bmi2", "lzcnt", "movbe"}},
+      {"avx2", "haswell", 256, 16, {"avx2", "fma", "f16c", "bmi2", "lzcnt", "movbe"}},
+      {"avx", "ivybridge", 256, 16, {"avx", "f16c"}},
   };
   return targets;
 }

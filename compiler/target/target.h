@@ -8,6 +8,7 @@
 // code can be checked on an AVX-512 machine.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,6 @@ struct Target {
   int vector_registers = 0;
   // Host features (LLVM's names) without which the target's code cannot run here.
   std::vector<std::string> required_features;
-  std::string description;  // one line, for `difftest targets`-style listings and errors
 };
 
 // Widest first.
