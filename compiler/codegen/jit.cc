@@ -41,8 +41,8 @@ void optimize(llvm::Module& m, llvm::TargetMachine* tm, int level) {
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  // LLVM 14's default tuning leaves the SLP vectorizer off; clang turns both vectorizers on at
-  // -O2 and above, and the schedule rules' register tiles depend on SLP.
+  // LLVM 14's default tuning leaves the SLP vectorizer off; clang turns it on at -O2 and above,
+  // and the schedule rules' register tiles depend on it.
   llvm::PipelineTuningOptions tuning;
   // The loop vectorizer takes only the loops the schedule marks `vectorized` (those codegen did
   // not already write as vector operations): left to vectorize every loop it liked, LLVM 14 made
@@ -54,7 +54,7 @@ void optimize(llvm::Module& m, llvm::TargetMachine* tm, int level) {
   // Unrolling is the schedule's decision (the Unroll pass and ScheduleMatmul's register tile,
   // marked llvm.loop.unroll.full, which LLVM still honours): LLVM's own partial and runtime
   // unrolling of every remaining loop doubled the compile time of a generated program
-  // (bench/campaign_bench, docs/performance.md) for kernels that mostly run a few microseconds.
+  // (bench/campaign_bench, docs/compiler.md) for kernels that mostly run a few microseconds.
   tuning.LoopUnrolling = false;
   llvm::PassBuilder pb(tm, tuning);
   pb.registerModuleAnalyses(mam);

@@ -264,7 +264,6 @@ nlohmann::json report_json(const ReductionReport& r) {
       {"variant", r.failing.variant.name()},
       {"binding", r.reduced.binding},
       {"faults", r.faults},
-      {"target", r.compiler->target()},
       {"difftest_version", kDifftestVersion},
       {"verdict", r.reduced_failure.to_json()},
       {"reduction",
@@ -280,6 +279,7 @@ nlohmann::json report_json(const ReductionReport& r) {
         {"timed_out", st.timed_out},
         {"seconds", r.seconds}}},
   };
+  if (const std::string target = r.compiler->target(); !target.empty()) j["target"] = target;
   if (!r.faults.empty()) j["passes_without_faults"] = r.passes_without_faults;
   j["reproduces"] = r.reproduces;
   if (!r.stopped_in.empty()) j["time_limit_reached_in"] = r.stopped_in;
