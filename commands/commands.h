@@ -55,6 +55,7 @@ struct CompileRequest {
   std::string target;  // "": the default target (target.h); any target may be printed, whatever the host
   std::vector<std::string> disabled;
   int bisect_limit = -1;
+  int passes_llvm = 0;  // the LLVM level of `passes` (an --opt pipeline has its own)
   bool print_after_all = false, verify_each = false;
 };
 int compile_command(const CompileRequest& r, const Print& out, const Print& log);

@@ -11,6 +11,7 @@
 #include "commands/commands.h"
 #include "commands/shared.h"
 #include "compiler/codegen/codegen.h"
+#include "compiler/codegen/jit.h"
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/parser.h"
@@ -19,6 +20,7 @@
 #include "compiler/loop/printer.h"
 #include "compiler/ops/op.h"
 #include "compiler/pipeline/pass_manager.h"
+#include "compiler/pipeline/pipelines.h"
 #include "compiler/target/target.h"
 #include "compiler/tensor/npy.h"
 #include "oracle/check/case.h"
@@ -172,8 +174,15 @@ int compile_command(const CompileRequest& f, const Print& out, const Print& log)
     out(print(lowered.graph));
   } else if (f.emit == "loop") {
     out(loop::print(lowered.module));
-  } else {
+  } else if (f.emit == "llvm") {
     out(codegen::emit_llvm_text(lowered.module, "difftest_"));
+  } else {
+    codegen::JitOptions jit{f.passes_llvm, false};
+    if (f.passes.empty()) {
+      const pipeline::Pipeline& pipe = pipeline::find_pipeline(f.opt);
+      jit = {pipe.llvm_opt_level, pipe.fma_contraction};
+    }
+    out(codegen::optimized_llvm_text(lowered.module, jit, "difftest_"));
   }
   return kOk;
 }

@@ -119,8 +119,13 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   compile->add_option("--disable-pass", cpf.disabled, "drop a pass from the list; repeatable");
   add_target_flag(compile, cpf.target);
-  compile->add_option("--emit", cpf.emit, "graph, loop (default) or llvm")
-      ->check(CLI::IsMember({"graph", "loop", "llvm"}));
+  compile
+      ->add_option("--emit", cpf.emit,
+                   "graph, loop (default), llvm (as emitted) or llvm-opt (after the LLVM passes of the pipeline's "
+                   "LLVM level)")
+      ->check(CLI::IsMember({"graph", "loop", "llvm", "llvm-opt"}));
+  compile->add_option("--passes-llvm", cpf.passes_llvm, "LLVM level 0..3 of --passes for --emit llvm-opt (default 0)")
+      ->check(CLI::Range(0, 3));
 
   auto* run = app.add_subcommand("run", "compile, execute and compare with the bounded reference");
   commands::RunRequest rf;

@@ -223,7 +223,10 @@ class FunctionEmitter {
     vars_.erase(n.var.node().name);
     llvm::Value* step = b_.getInt64(1);
     if (stuck_outer_loops_ && loop_depth_ == 0) step = b_.getInt64(0);  // fault codegen-stuck-loop
-    i->addIncoming(b_.CreateAdd(i, step), b_.GetInsertBlock());
+    // No signed wrap: the body runs only while i < end, so i + 1 <= end. Stated, LLVM can tell
+    // an index counting up from 0 is never negative and turn the floor divisions and modulos of
+    // index arithmetic into shifts and masks.
+    i->addIncoming(b_.CreateNSWAdd(i, step), b_.GetInsertBlock());
     llvm::BranchInst* latch = b_.CreateBr(header);
     if (llvm::MDNode* md = loop_metadata(n)) latch->setMetadata(llvm::LLVMContext::MD_loop, md);
     b_.SetInsertPoint(exit);

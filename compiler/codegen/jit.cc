@@ -10,14 +10,16 @@
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include <atomic>
 #include <mutex>
+#include <string>
 
 #include "compiler/codegen/codegen.h"
+#include "compiler/codegen/llvm_passes.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/runtime/thread_pool.h"
 
@@ -35,37 +37,33 @@ void check(llvm::Error e, const char* what) {
   if (e) DT_CHECK(false, fmt::format("LLVM {}: {}", what, llvm::toString(std::move(e))));
 }
 
-void optimize(llvm::Module& m, llvm::TargetMachine* tm, int level) {
-  if (level == 0) return;
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  // LLVM 14's default tuning leaves the SLP vectorizer off; clang turns it on at -O2 and above,
-  // and the schedule rules' register tiles depend on it.
-  llvm::PipelineTuningOptions tuning;
-  // The loop vectorizer takes only the loops the schedule marks `vectorized` (those codegen did
-  // not already write as vector operations): left to vectorize every loop it liked, LLVM 14 made
-  // an interleaved store of widened booleans that its own AVX-512 instruction selection cannot
-  // lower ("Cannot select: v32i8 = X86ISD::VBROADCAST" of a v8i1; seed 4000492's O3-specialized
-  // compile), and vectorizing a loop without reassociation changes no result.
-  tuning.LoopVectorization = false;
-  tuning.SLPVectorization = level > 1;
-  // Unrolling is the schedule's decision (the Unroll pass and ScheduleMatmul's register tile,
-  // marked llvm.loop.unroll.full, which LLVM still honours): LLVM's own partial and runtime
-  // unrolling of every remaining loop doubled the compile time of a generated program
-  // (bench/campaign_bench, docs/compiler.md) for kernels that mostly run a few microseconds.
-  tuning.LoopUnrolling = false;
-  llvm::PassBuilder pb(tm, tuning);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  const llvm::OptimizationLevel o = level == 1 ? llvm::OptimizationLevel::O1
-                                    : level == 2 ? llvm::OptimizationLevel::O2
-                                                 : llvm::OptimizationLevel::O3;
-  pb.buildPerModuleDefaultPipeline(o).run(m, mam);
+// The target's CPU model, not the host's: the machine code depends on the module's target only,
+// so a variant replays the same on every host that can run it.
+llvm::orc::JITTargetMachineBuilder machine_builder(const target::Target& target, const JitOptions& options) {
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
+  jtmb.setCPU(target.llvm_cpu);
+  const int level = options.llvm_opt_level;
+  jtmb.setCodeGenOptLevel(level == 0   ? llvm::CodeGenOpt::None
+                          : level == 1 ? llvm::CodeGenOpt::Less
+                          : level == 2 ? llvm::CodeGenOpt::Default
+                                       : llvm::CodeGenOpt::Aggressive);
+  // Fast: the code generator may contract a*b+c into one FMA (one rounding instead of two);
+  // the tolerance allows either.
+  jtmb.getOptions().AllowFPOpFusion = options.fma_contraction ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
+  return jtmb;
+}
+
+// Loop hints LLVM cannot honour ("loop not vectorized") are warnings and remarks printed to
+// stderr by default; they are expected (the hints are hints), so only errors get through.
+void print_only_errors(llvm::LLVMContext& ctx) {
+  ctx.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo& d, void*) {
+        if (d.getSeverity() != llvm::DS_Error) return;
+        llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+        d.print(printer);
+        llvm::errs() << "\n";
+      },
+      nullptr);
 }
 
 }  // namespace
@@ -92,8 +90,6 @@ JitModule::JitModule(const loop::Module& m, const JitOptions& options) : impl_(s
   initialize_llvm();
   static std::atomic<uint64_t> counter{0};
   impl_->prefix = fmt::format("difftest{}_", counter++);
-  // The target's CPU model, not the host's: the machine code depends on the module's target
-  // only, so a variant replays the same on every host that can run it.
   const target::Target& target = *m.target;
   if (const std::string missing = target::missing_host_features(target); !missing.empty()) {
     throw UserError(ErrorKind::Usage,
@@ -101,16 +97,8 @@ JitModule::JitModule(const loop::Module& m, const JitOptions& options) : impl_(s
                                 "lacks {} (it runs {})",
                                 target.name, missing, target::host_target().name));
   }
-  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
-  jtmb.setCPU(target.llvm_cpu);
+  llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target, options);
   const int level = options.llvm_opt_level;
-  jtmb.setCodeGenOptLevel(level == 0 ? llvm::CodeGenOpt::None
-                          : level == 1 ? llvm::CodeGenOpt::Less
-                          : level == 2 ? llvm::CodeGenOpt::Default
-                                       : llvm::CodeGenOpt::Aggressive);
-  // Fast: the code generator may contract a*b+c into one FMA (one rounding instead of two);
-  // the tolerance allows either.
-  jtmb.getOptions().AllowFPOpFusion = options.fma_contraction ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
   auto tm = unwrap(jtmb.createTargetMachine(), "target machine");
   impl_->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "LLJIT");
   auto& dylib = impl_->jit->getMainJITDylib();
@@ -124,20 +112,11 @@ JitModule::JitModule(const loop::Module& m, const JitOptions& options) : impl_(s
       llvm::pointerToJITTargetAddress(&difftest_parallel_for), llvm::JITSymbolFlags::Exported);
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "defining runtime symbols");
   auto ctx = std::make_unique<llvm::LLVMContext>();
-  // Loop hints LLVM cannot honour ("loop not vectorized") are warnings and remarks printed to
-  // stderr by default; they are expected (the hints are hints), so only errors get through.
-  ctx->setDiagnosticHandlerCallBack(
-      [](const llvm::DiagnosticInfo& d, void*) {
-        if (d.getSeverity() != llvm::DS_Error) return;
-        llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
-        d.print(printer);
-        llvm::errs() << "\n";
-      },
-      nullptr);
+  print_only_errors(*ctx);
   auto mod = emit_module(m, impl_->prefix, *ctx);
   mod->setDataLayout(impl_->jit->getDataLayout());
   mod->setTargetTriple(impl_->jit->getTargetTriple().str());
-  optimize(*mod, tm.get(), level);
+  run_llvm_passes(*mod, tm.get(), level);
   check(impl_->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))), "adding the module");
 }
 
@@ -146,6 +125,21 @@ JitModule::~JitModule() = default;
 KernelFn JitModule::kernel(const std::string& func) const {
   auto sym = unwrap(impl_->jit->lookup(symbol_name(impl_->prefix, func)), "symbol lookup");
   return reinterpret_cast<KernelFn>(sym.getAddress());
+}
+
+std::string optimized_llvm_text(const loop::Module& m, const JitOptions& options, const std::string& prefix) {
+  initialize_llvm();
+  auto tm = unwrap(machine_builder(*m.target, options).createTargetMachine(), "target machine");
+  llvm::LLVMContext ctx;
+  print_only_errors(ctx);
+  auto mod = emit_module(m, prefix, ctx);
+  mod->setDataLayout(tm->createDataLayout());
+  mod->setTargetTriple(tm->getTargetTriple().str());
+  run_llvm_passes(*mod, tm.get(), options.llvm_opt_level);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mod->print(os, nullptr);
+  return os.str();
 }
 
 }  // namespace difftest::codegen

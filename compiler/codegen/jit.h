@@ -33,6 +33,11 @@ class JitModule {
   std::unique_ptr<Impl> impl_;
 };
 
+// The LLVM IR the JIT would compile to machine code for `m`: emitted with `prefix` and run
+// through the IR passes of `options.llvm_opt_level` (codegen/llvm_passes.h) for the module's
+// target, which the host need not be able to run.
+std::string optimized_llvm_text(const loop::Module& m, const JitOptions& options, const std::string& prefix);
+
 // Process-wide LLVM target initialization (idempotent).
 void initialize_llvm();
 

@@ -32,6 +32,7 @@ const Target& find_target(const std::string& name, const std::string& where = ""
 const Target& text_default_target();
 
 // The features `t` needs that the host lacks, comma-separated ("" when the host runs it).
+// DIFFTEST_HOST_TARGET=name makes the host count as one that runs that target and no wider one.
 std::string missing_host_features(const Target& t);
 // The widest target the host runs. InternalError when it runs none (no AVX: the JIT also
 // needs F16C, x86-64 since 2012).

@@ -26,6 +26,16 @@ grep -q ", 0, 32) vectorized" "$tmp/out" && fail "a 32-wide matmul tile row for 
   fail "compile --target avx512"
 grep -q "^target(" "$tmp/out" && fail "the text default target printed"
 grep -q ", 0, 32) vectorized" "$tmp/out" || fail "no 32-wide matmul tile row for avx512"
+# And its LLVM IR after the O3 level's passes, for either target, on any host: the tile rows'
+# products are as wide as the loop IR's rows.
+for t in avx2:16 avx512:32; do
+  "$difftest" compile "$src/corpus/gemma3_local_attention.ir" --opt O3 --target "${t%:*}" --emit llvm-opt \
+    > "$tmp/out" 2>&1 || fail "compile --emit llvm-opt --target ${t%:*}"
+  grep -q "fmul <${t#*:} x float>" "$tmp/out" || fail "no ${t#*:}-lane f32 product in the ${t%:*} LLVM IR"
+done
+grep -q "fmul <16 x float>" "$tmp/out" && fail "avx512's LLVM IR has avx2's rows"
+"$difftest" compile "$src/corpus/gemma3_local_attention.ir" --passes LegalizeOps --passes-llvm 4 > "$tmp/out" 2>&1
+[ $? -eq 2 ] || fail "--passes-llvm 4 is not a usage error"
 
 flags=(--seeds 0..5 --jobs 1 --random-bindings 0 --opt O1 --orders 0 --inject mul-drops-tail --out "$tmp/c")
 "$difftest" fuzz "${flags[@]}" --target avx2 > "$tmp/out" 2>&1

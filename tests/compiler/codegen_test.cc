@@ -511,8 +511,8 @@ TEST(Codegen, DuplicateFunctionNamesAreRefused) {
 }
 
 TEST(Codegen, ModulesWithTheSameFunctionNamesCoexist) {
-  const loop::Module m1 = loop::parse_module(fmt::format(kConstant, 111));
-  const loop::Module m2 = loop::parse_module(fmt::format(kConstant, -222));
+  const loop::Module m1 = testing::for_this_host(loop::parse_module(fmt::format(kConstant, 111)));
+  const loop::Module m2 = testing::for_this_host(loop::parse_module(fmt::format(kConstant, -222)));
   const JitModule a(m1, JitOptions{0});
   const JitModule b(m2, JitOptions{2});
   EXPECT_NE(a.kernel("k"), b.kernel("k"));
@@ -529,7 +529,7 @@ TEST(Codegen, ModulesWithTheSameFunctionNamesCoexist) {
   EXPECT_EQ(yb, -444);
   {
     // A third module created and destroyed in between leaves the others intact.
-    const JitModule c(loop::parse_module(fmt::format(kConstant, 7)), JitOptions{0});
+    const JitModule c(testing::for_this_host(loop::parse_module(fmt::format(kConstant, 7))), JitOptions{0});
     int64_t yc = 0;
     void* pc[] = {&yc};
     c.kernel("k")(pc, nullptr);

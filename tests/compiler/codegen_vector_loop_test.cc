@@ -1,9 +1,8 @@
 // Codegen's own vector form of `vectorized` loops (compiler/codegen/vector_loop.h): which loops
 // take it, how indices move per lane, and that the vector code computes what the scalar loop
 // computes. Expected values come from plain C++ arithmetic on the inputs.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
@@ -14,6 +13,7 @@
 #include "compiler/codegen/vector_loop.h"
 #include "compiler/loop/parser.h"
 #include "compiler/tensor/tensor.h"
+#include "tests/support/jit_util.h"
 
 namespace difftest::codegen {
 namespace {
@@ -85,7 +85,7 @@ TEST(VectorLoop, VectorCodeComputesWhatTheScalarLoopComputes) {
     Tensor x = Tensor::from_doubles(DType::f32, {16}, xs), w(DType::u32, {2}), y(DType::f32, {16}), h(DType::f16, {16}),
            s(DType::f32, {9});
     std::memcpy(w.data(), words, sizeof words);
-    const JitModule jit(m, JitOptions{level});
+    const JitModule jit(testing::for_this_host(m), JitOptions{level});
     std::vector<void*> buffers = {x.data(), w.data(), y.data(), h.data(), s.data()};
     const int64_t no_dims = 0;
     jit.kernel("f")(buffers.data(), &no_dims);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/jit_util.h"
 #include "tests/support/pass_testing.h"
 
 namespace difftest::testing {
@@ -43,7 +44,7 @@ inline ::testing::AssertionResult rule_fires_and_agrees(const std::string& rule,
 // `llvm_level`, agrees with p's bounded reference under every standard binding.
 inline ::testing::AssertionResult module_agrees(const Program& p, const loop::Module& m, int llvm_level = 3) {
   loop::verify(m);
-  const runtime::Executable exe(p, m, codegen::JitOptions{llvm_level, false});
+  const runtime::Executable exe(p, for_this_host(m), codegen::JitOptions{llvm_level, false});
   return executable_agrees(p, exe, "module:\n" + loop::print(m));
 }
 
