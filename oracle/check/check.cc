@@ -216,6 +216,9 @@ std::optional<VariantRun> run_variant(const Program& p, const Variant& variant, 
         outcome.status == ChildOutcome::Status::TimedOut ? timeout_message(tries, stage.name()) : outcome.message;
     v.tries = std::move(tries);
     v.binding = stage.binding;
+    // A specialized compile is the compile of one binding: a crash or timeout while compiling it
+    // belongs to that binding, and a replay under another compiles another program.
+    if (v.binding.empty() && variant.kind == VariantKind::Specialized) v.binding = cases.front()->env;
     verdict.variants.push_back(std::move(v));
     return std::nullopt;
   }

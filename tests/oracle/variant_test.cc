@@ -16,6 +16,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "oracle/campaign/campaign.h"
+#include "oracle/check/check.h"
 #include "oracle/check/compiler.h"
 #include "oracle/reduce/reduce_failure.h"
 
@@ -113,6 +114,25 @@ TEST(Variant, TheRecordedFailureIsTheVariantWithTheVerdictsSignature) {
   verdict["variants"] = nlohmann::json::array({ok.to_json()});
   EXPECT_FALSE(recorded_failing_run(p, verdict, "verdict.json"));
   EXPECT_THROW(recorded_failing_run(p, nlohmann::json::array(), "verdict.json"), UserError);
+}
+
+TEST(Variant, AShapeSpecializedCompileCrashKeepsTheBindingItCompiled) {
+  // legalize-null-deref crashes every compile with a mul; a specialized compile is one binding's.
+  const faults::ScopedFaults on({"legalize-null-deref"});
+  const Program p = parse_program(kMulTanh, "mt.ir");
+  CheckOptions options = quiet();
+  const sym::Env binding = {{"n", 5}};
+  const Verdict specialized =
+      check_variant(p, VariantId(*builtin_compiler().specialized(builtin_compiler().named("O1", "test"))), binding,
+                    options);
+  const VariantVerdict* crash = specialized.first_failure();
+  ASSERT_NE(crash, nullptr);
+  EXPECT_EQ(crash->kind, VerdictKind::CompileCrash) << crash->message;
+  EXPECT_EQ(crash->binding, binding) << "a replay under another binding compiles another program";
+  const Verdict generic = check_variant(p, VariantId(builtin_compiler().named("O1", "test")), binding, options);
+  ASSERT_NE(generic.first_failure(), nullptr);
+  EXPECT_EQ(generic.first_failure()->kind, VerdictKind::CompileCrash);
+  EXPECT_TRUE(generic.first_failure()->binding.empty()) << "one compile serves every binding";
 }
 
 TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
