@@ -132,8 +132,8 @@ std::string timeout_message(const std::vector<TimeoutTry>& tries, const std::str
   }
   if (first.blocked && rerun.blocked) {
     return fmt::format(
-        "blocked: no result after {:.0f} s of wall time using {:.2f} s of CPU, nor after {:.0f} s on a "
-        "rerun (during {})",
+        "blocked: no result after {:.0f} s of wall time using {:.2f} s of CPU, the last stretch without using "
+        "any, nor after {:.0f} s on a rerun (during {})",
         first.wall_seconds, first.cpu_seconds, rerun.wall_seconds, stage);
   }
   return fmt::format("no result within {:.1f} s of CPU time, nor within {:.1f} s on a rerun (during {})",

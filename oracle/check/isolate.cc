@@ -102,6 +102,20 @@ bool write_all(int fd, const std::string& s) {
   return true;
 }
 
+void BlockedWatch::restart(double cpu_seconds) {
+  last_cpu_ = cpu_seconds;
+  last_progress_ = std::chrono::steady_clock::now();
+}
+
+bool BlockedWatch::blocked(double cpu_seconds) {
+  if (cpu_seconds > last_cpu_) restart(cpu_seconds);
+  return seconds_left() <= 0;
+}
+
+double BlockedWatch::seconds_left() const {
+  return backstop_ - std::chrono::duration<double>(std::chrono::steady_clock::now() - last_progress_).count();
+}
+
 void Progress::stage(const std::string& name) {
   const auto n = static_cast<uint32_t>(name.size());
   std::string frame = "P";
@@ -145,26 +159,24 @@ ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, con
   std::string report;
   bool timed_out = false, cancelled = false;
   char buf[65536];
-  auto stage_start = t0;
   double stage_cpu_start = 0;
-  const double backstop = limits.cpu_seconds * limits.wall_factor;
+  BlockedWatch watch(limits.cpu_seconds * limits.wall_factor);
   for (;;) {
-    const auto now = std::chrono::steady_clock::now();
     if (passed(limits.deadline)) {
       cancelled = true;
       break;
     }
-    if (cpu.seconds() - stage_cpu_start >= limits.cpu_seconds) {
+    const double used = cpu.seconds();
+    if (used - stage_cpu_start >= limits.cpu_seconds) {
       timed_out = true;
       break;
     }
-    const double wall = std::chrono::duration<double>(now - stage_start).count();
-    if (wall >= backstop) {
+    if (watch.blocked(used)) {
       timed_out = out.blocked = true;
       break;
     }
     // Wake often enough that the CPU limit overshoots by little.
-    const double wait = std::min({kCpuPollSeconds, backstop - wall, seconds_left(limits.deadline)});
+    const double wait = std::min({kCpuPollSeconds, watch.seconds_left(), seconds_left(limits.deadline)});
     pollfd p{fds[0], POLLIN, 0};
     const int r = ::poll(&p, 1, static_cast<int>(std::ceil(wait * 1000)));
     if (r < 0 && errno == EINTR) continue;
@@ -174,8 +186,8 @@ ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, con
     if (n <= 0) break;  // EOF: the child closed its end (finished or died)
     report.append(buf, static_cast<size_t>(n));
     if (limits.timeout_per_stage) {  // a stage began (or the report came)
-      stage_start = std::chrono::steady_clock::now();
       stage_cpu_start = cpu.seconds();
+      watch.restart(stage_cpu_start);
     }
   }
   ::close(fds[0]);

@@ -5,7 +5,8 @@
 // The limit is on CPU time, as the kernel counts it for the child (all its threads), not on
 // the wall clock: a busy machine slows a child down but does not make it use more CPU, so a
 // verdict does not depend on the load. A child that blocks (waits on a lock that never opens)
-// uses no CPU; a wall-clock backstop, a multiple of the CPU budget, stops it.
+// uses no CPU; a backstop stops it once its CPU clock has not moved for a multiple of the CPU
+// budget (BlockedWatch).
 //
 // Only the compiler runs in the child: the reference interpreter (OpenBLAS, with its thread
 // pool) stays in the parent, because a forked child inherits none of the parent's threads.
@@ -48,6 +49,28 @@ class ProcessCpuClock {
   double last_ = 0;
 };
 
+// Tells a blocked child from a starved one. A child waiting on a lock that never opens uses
+// no CPU; one on a busy machine uses CPU slowly. Counting wall time since the start called the
+// second blocked too (a compile that had used 9.9 s of its 10 s budget after 103 s of wall time
+// beside a sanitizer build), so the verdict depended on the load. What counts instead is wall
+// time since the child's CPU clock last moved.
+class BlockedWatch {
+ public:
+  // `backstop_seconds`: how long a child may go without using any CPU.
+  explicit BlockedWatch(double backstop_seconds) : backstop_(backstop_seconds) { restart(0); }
+  // A new stage (or request) starts now, the child's CPU clock reading `cpu_seconds`.
+  void restart(double cpu_seconds);
+  // True once the clock has not moved for the backstop; `cpu_seconds` is its current reading.
+  bool blocked(double cpu_seconds);
+  // Wall seconds left before blocked() could turn true (for a poll's timeout).
+  double seconds_left() const;
+
+ private:
+  double backstop_;
+  double last_cpu_ = 0;
+  std::chrono::steady_clock::time_point last_progress_;
+};
+
 // Writes all of `s` to `fd`, retrying interrupted and short writes; false when the write fails
 // (the reader is gone, the disk is full).
 bool write_all(int fd, const std::string& s);
@@ -58,7 +81,8 @@ struct IsolationLimits {
   // true: the limit bounds each stage the work reports (Progress::stage) rather than the whole
   // work, so a compile and every run each get `cpu_seconds`.
   bool timeout_per_stage = false;
-  // The wall-clock backstop for a child that blocks: `wall_factor` x `cpu_seconds`.
+  // The backstop for a child that blocks: `wall_factor` x `cpu_seconds` of wall time in which it
+  // uses no CPU at all (BlockedWatch).
   double wall_factor = 10;
   // The caller's own time limit (a command's --time or --budget): the child is killed when it
   // passes and the outcome is Cancelled, which says nothing about the program.
@@ -81,7 +105,7 @@ struct ChildOutcome {
     Ok,         // the work returned; `payload` holds what it returned
     Error,      // the work threw; `message` holds what()
     Crashed,    // killed by a signal (SIGSEGV, SIGABRT, ...); `signal` says which
-    TimedOut,   // killed at the CPU limit, or (`blocked`) at the wall-clock backstop
+    TimedOut,   // killed at the CPU limit, or (`blocked`) at the backstop (BlockedWatch)
     Lost,       // exited without reporting (e.g. exit() called inside the work)
     Cancelled,  // killed at the caller's deadline: no verdict
   };
@@ -89,7 +113,7 @@ struct ChildOutcome {
   std::string payload;
   std::string message;
   bool user_error = false;  // Error from a difftest::UserError (bad input) rather than an internal one
-  bool blocked = false;     // TimedOut by the wall-clock backstop, the CPU limit not reached
+  bool blocked = false;     // TimedOut by the backstop (no CPU used for that long), the CPU limit not reached
   int signal = 0;
   double seconds = 0;            // wall clock, the whole child
   double cpu_seconds = 0;        // CPU time of the whole child, all its threads

@@ -46,7 +46,7 @@ bool is_output_finding(VerdictKind k);
 struct TimeoutTry {
   double cpu_budget = 0;  // seconds
   double cpu_seconds = 0, wall_seconds = 0;
-  bool blocked = false;             // stopped by the wall-clock backstop, the CPU budget not reached
+  bool blocked = false;             // stopped by the backstop (no CPU used for that long), the CPU budget not reached
   Stage stage;                      // where it was
   double finished_cpu_seconds = 0;  // CPU time of the stages before `stage`
   std::string outcome;              // "timed_out", or how the rerun ended ("ok", "crashed", ...)

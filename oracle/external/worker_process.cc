@@ -184,11 +184,13 @@ WorkerAnswer WorkerProcess::request(const std::string& line, const IsolationLimi
   };
   if (!write_all(to_worker_, line + "\n")) return finish(WorkerAnswer::Status::Died);
   bool have_line = false, log_done = false, out_open = true, log_open = true;
-  const double backstop = limits.cpu_seconds * limits.wall_factor;
+  BlockedWatch watch(limits.cpu_seconds * limits.wall_factor);
+  watch.restart(cpu_start);
   while (!(have_line && log_done)) {
     if (passed(limits.deadline)) return finish(WorkerAnswer::Status::Cancelled);
-    if (cpu.seconds() - cpu_start >= limits.cpu_seconds) return finish(WorkerAnswer::Status::TimedOut);
-    if (seconds_since(t0) >= backstop) {
+    const double used = cpu.seconds();
+    if (used - cpu_start >= limits.cpu_seconds) return finish(WorkerAnswer::Status::TimedOut);
+    if (watch.blocked(used)) {
       answer.blocked = true;
       return finish(WorkerAnswer::Status::TimedOut);
     }

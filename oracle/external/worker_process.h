@@ -5,7 +5,8 @@
 // Timeouts are on the worker's CPU time, as the kernel counts it (all its threads), like the
 // isolated children's (check/isolate.h): a busy machine slows the worker down but does not make
 // it use more CPU, so the verdict does not depend on the load. A worker that blocks uses no CPU;
-// a wall-clock backstop, a multiple of the CPU budget, stops it. A worker that dies or is
+// a backstop stops it once its CPU clock has stood still for a multiple of the CPU budget
+// (BlockedWatch, check/isolate.h). A worker that dies or is
 // killed is started again at the next request.
 #pragma once
 
@@ -22,7 +23,7 @@ struct WorkerAnswer {
   enum class Status {
     Ok,          // `line` holds the answer
     Died,        // the worker exited or was killed by a signal before answering (`signal`)
-    TimedOut,    // killed at the CPU budget, or (`blocked`) at the wall-clock backstop
+    TimedOut,    // killed at the CPU budget, or (`blocked`) at the backstop (no CPU used for that long)
     Cancelled,   // killed at the caller's deadline: says nothing about the request
     NotStarted,  // the worker could not be started (`line` says why)
   };
@@ -47,7 +48,7 @@ class WorkerProcess {
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
   // Sends `line` (no newline in it) and waits for the answer within `limits.cpu_seconds` of the
-  // worker's CPU time (backstop: `limits.wall_factor` times that in wall-clock time) and before
+  // worker's CPU time (backstop: `limits.wall_factor` times that without using CPU) and before
   // `limits.deadline`. The worker is (re)started first when it is not running, and stopped when
   // the request does not end with an answer.
   WorkerAnswer request(const std::string& line, const IsolationLimits& limits);

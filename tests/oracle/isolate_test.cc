@@ -122,7 +122,7 @@ TEST(Isolate, CpuTimeCountsEveryThreadOfTheChild) {
   EXPECT_GE(out.cpu_seconds, 0.8) << "both threads' CPU time counts";
 }
 
-TEST(Isolate, ABlockedChildIsStoppedByTheWallClockBackstop) {
+TEST(Isolate, ABlockedChildIsStoppedByTheBackstop) {
   IsolationLimits limits = quick(0.2);
   limits.wall_factor = 3;  // 0.6 s
   const auto out = run_isolated(
@@ -135,6 +135,25 @@ TEST(Isolate, ABlockedChildIsStoppedByTheWallClockBackstop) {
   EXPECT_TRUE(out.blocked);
   EXPECT_GE(out.seconds, 0.6);
   EXPECT_LT(out.cpu_seconds, 0.2);
+}
+
+TEST(Isolate, AChildThatKeepsUsingCpuSlowlyIsNotBlocked) {
+  // A child on a busy machine gets CPU in slices far apart: here 5 ms of CPU, then 50 ms with
+  // none, 30 times over, about 1.6 s of wall time for 0.15 s of CPU. The backstop counts time
+  // without any CPU (0.6 s), which never passes, so the child finishes within its 0.2 s budget.
+  IsolationLimits limits = quick(0.2);
+  limits.wall_factor = 3;
+  const auto out = run_isolated(
+      [] {
+        for (int i = 0; i < 30; ++i) {
+          burn_cpu(0.005);
+          ::usleep(50'000);
+        }
+        return std::string("done");
+      },
+      limits);
+  EXPECT_EQ(out.status, Status::Ok) << status_name(out.status) << (out.blocked ? " (blocked)" : "");
+  EXPECT_GT(out.seconds, 0.6) << "longer than the backstop in wall time";
 }
 
 TEST(Isolate, EachStageGetsItsOwnBudgetWhenAskedTo) {

@@ -71,7 +71,7 @@ TEST(WorkerProcess, ASpinningWorkerTimesOutOnItsCpuBudget) {
   EXPECT_EQ(w.request("after", budget(10)).line, "answer after");
 }
 
-TEST(WorkerProcess, ABlockedWorkerIsStoppedByTheWallClockBackstop) {
+TEST(WorkerProcess, ABlockedWorkerIsStoppedByTheBackstop) {
   WorkerProcess w({"sh", "-c", kScript});
   IsolationLimits l = budget(0.05);
   l.wall_factor = 4;
