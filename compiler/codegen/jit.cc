@@ -13,8 +13,10 @@
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -66,6 +68,17 @@ void print_only_errors(llvm::LLVMContext& ctx) {
       nullptr);
 }
 
+// `m` as LLVM IR for `tm`'s machine, through the IR passes of `options`' level.
+std::unique_ptr<llvm::Module> optimized_module(const loop::Module& m, const std::string& prefix, llvm::LLVMContext& ctx,
+                                               llvm::TargetMachine& tm, const JitOptions& options) {
+  print_only_errors(ctx);
+  auto mod = emit_module(m, prefix, ctx);
+  mod->setDataLayout(tm.createDataLayout());
+  mod->setTargetTriple(tm.getTargetTriple().str());
+  run_llvm_passes(*mod, &tm, options.llvm_opt_level);
+  return mod;
+}
+
 }  // namespace
 
 void initialize_llvm() {
@@ -98,7 +111,6 @@ JitModule::JitModule(const loop::Module& m, const JitOptions& options) : impl_(s
                                 target.name, missing, target::host_target().name));
   }
   llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target, options);
-  const int level = options.llvm_opt_level;
   auto tm = unwrap(jtmb.createTargetMachine(), "target machine");
   impl_->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "LLJIT");
   auto& dylib = impl_->jit->getMainJITDylib();
@@ -112,11 +124,7 @@ JitModule::JitModule(const loop::Module& m, const JitOptions& options) : impl_(s
       llvm::pointerToJITTargetAddress(&difftest_parallel_for), llvm::JITSymbolFlags::Exported);
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "defining runtime symbols");
   auto ctx = std::make_unique<llvm::LLVMContext>();
-  print_only_errors(*ctx);
-  auto mod = emit_module(m, impl_->prefix, *ctx);
-  mod->setDataLayout(impl_->jit->getDataLayout());
-  mod->setTargetTriple(impl_->jit->getTargetTriple().str());
-  run_llvm_passes(*mod, tm.get(), level);
+  auto mod = optimized_module(m, impl_->prefix, *ctx, *tm, options);
   check(impl_->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))), "adding the module");
 }
 
@@ -131,11 +139,7 @@ std::string optimized_llvm_text(const loop::Module& m, const JitOptions& options
   initialize_llvm();
   auto tm = unwrap(machine_builder(*m.target, options).createTargetMachine(), "target machine");
   llvm::LLVMContext ctx;
-  print_only_errors(ctx);
-  auto mod = emit_module(m, prefix, ctx);
-  mod->setDataLayout(tm->createDataLayout());
-  mod->setTargetTriple(tm->getTargetTriple().str());
-  run_llvm_passes(*mod, tm.get(), options.llvm_opt_level);
+  auto mod = optimized_module(m, prefix, ctx, *tm, options);
   std::string text;
   llvm::raw_string_ostream os(text);
   mod->print(os, nullptr);

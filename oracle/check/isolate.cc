@@ -160,7 +160,7 @@ ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, con
   bool timed_out = false, cancelled = false;
   char buf[65536];
   double stage_cpu_start = 0;
-  BlockedWatch watch(limits.cpu_seconds * limits.wall_factor);
+  BlockedWatch watch(limits.cpu_seconds * limits.wall_factor, stage_cpu_start);
   for (;;) {
     if (passed(limits.deadline)) {
       cancelled = true;

@@ -56,8 +56,9 @@ class ProcessCpuClock {
 // time since the child's CPU clock last moved.
 class BlockedWatch {
  public:
-  // `backstop_seconds`: how long a child may go without using any CPU.
-  explicit BlockedWatch(double backstop_seconds) : backstop_(backstop_seconds) { restart(0); }
+  // `backstop_seconds`: how long a child may go without using any CPU; its clock reads
+  // `cpu_seconds` now.
+  BlockedWatch(double backstop_seconds, double cpu_seconds) : backstop_(backstop_seconds) { restart(cpu_seconds); }
   // A new stage (or request) starts now, the child's CPU clock reading `cpu_seconds`.
   void restart(double cpu_seconds);
   // True once the clock has not moved for the backstop; `cpu_seconds` is its current reading.

@@ -184,8 +184,7 @@ WorkerAnswer WorkerProcess::request(const std::string& line, const IsolationLimi
   };
   if (!write_all(to_worker_, line + "\n")) return finish(WorkerAnswer::Status::Died);
   bool have_line = false, log_done = false, out_open = true, log_open = true;
-  BlockedWatch watch(limits.cpu_seconds * limits.wall_factor);
-  watch.restart(cpu_start);
+  BlockedWatch watch(limits.cpu_seconds * limits.wall_factor, cpu_start);
   while (!(have_line && log_done)) {
     if (passed(limits.deadline)) return finish(WorkerAnswer::Status::Cancelled);
     const double used = cpu.seconds();
