@@ -20,17 +20,39 @@ constexpr Format kF16{11, -14, 15};
 constexpr Format kBf16{8, -126, 127};
 constexpr Format kF32{24, -126, 127};
 
-// Rounds a finite, non-negative double to the format (ties to even). Scaling by powers of two
-// is exact, so nearbyint (round-half-even in the default rounding mode) does the only rounding.
+uint64_t bits_of(double v) {
+  uint64_t u;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+double double_of(uint64_t u) {
+  double v;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+// 2^k for a normal double's exponent k, built from its bits: ldexp costs a libm call per
+// value, and the ensemble rounds every intermediate of every member.
+double power_of_two(int k) { return double_of(static_cast<uint64_t>(k + 1023) << 52); }
+
+// The exponent of a positive double (floor(log2(a))); below the normal range, a value less
+// than every format's smallest normal.
+int exponent_of(double a) {
+  const auto biased = static_cast<int>(bits_of(a) >> 52);
+  return biased == 0 ? -1023 : biased - 1023;
+}
+
+// Rounds a finite, non-negative double to the format (ties to even). Adding c = 2^52 * quantum
+// leaves a sum whose ulp is the quantum, so the addition does the only rounding, in the
+// default mode (ties to even), and subtracting c again is exact.
 double round_magnitude(double a, const Format& f) {
   if (a == 0) return 0;
-  int e;
-  std::frexp(a, &e);  // a = m * 2^e with m in [0.5, 1): a's exponent is e - 1
-  int exponent = std::max(e - 1, f.emin);
-  const double quantum = std::ldexp(1.0, exponent - (f.precision - 1));
-  const double q = std::nearbyint(a / quantum);
-  const double r = q * quantum;
-  const double max_finite = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+  const int exponent = std::max(exponent_of(a), f.emin);
+  if (exponent > f.emax) return std::numeric_limits<double>::infinity();
+  const double c = power_of_two(exponent - (f.precision - 1) + 52);
+  const double r = (a + c) - c;
+  const double max_finite = (2.0 - power_of_two(1 - f.precision)) * power_of_two(f.emax);
   if (r > max_finite) return std::numeric_limits<double>::infinity();
   return r;
 }
@@ -86,22 +108,23 @@ uint16_t f16_bits(double v) {
   if (std::isnan(r)) return sign | 0x7e00;
   const double a = std::fabs(r);
   if (std::isinf(a)) return sign | 0x7c00;
-  if (a < std::ldexp(1.0, kF16.emin)) {
-    return sign | static_cast<uint16_t>(a * std::ldexp(1.0, 24));  // subnormal: multiples of 2^-24
+  if (a < power_of_two(kF16.emin)) {
+    return sign | static_cast<uint16_t>(a * power_of_two(24));  // subnormal: multiples of 2^-24
   }
-  int e;
-  const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
-  const auto mantissa = static_cast<uint16_t>((m * 2 - 1) * 1024);
-  return sign | static_cast<uint16_t>((e - 1 + 15) << 10) | mantissa;
+  // r has 11 significant bits: the top 10 of the double's 52-bit fraction.
+  const auto mantissa = static_cast<uint16_t>((bits_of(a) >> 42) & 0x3ff);
+  return sign | static_cast<uint16_t>((exponent_of(a) + 15) << 10) | mantissa;
 }
 
 double f16_value(uint16_t bits) {
-  const double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  const uint64_t sign = static_cast<uint64_t>(bits & 0x8000) << 48;
   const int exponent = (bits >> 10) & 0x1f;
-  const int mantissa = bits & 0x3ff;
-  if (exponent == 0x1f) return mantissa ? std::numeric_limits<double>::quiet_NaN() : sign * INFINITY;
-  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
-  return sign * std::ldexp(1024 + mantissa, exponent - 25);
+  const uint64_t mantissa = bits & 0x3ff;
+  if (exponent == 0x1f) {
+    return mantissa ? std::numeric_limits<double>::quiet_NaN() : double_of(sign | bits_of(INFINITY));
+  }
+  if (exponent == 0) return double_of(sign | bits_of(static_cast<double>(mantissa) * power_of_two(-24)));
+  return double_of(sign | static_cast<uint64_t>(exponent - 15 + 1023) << 52 | mantissa << 42);
 }
 
 uint16_t bf16_bits(double v) {

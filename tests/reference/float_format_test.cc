@@ -1,13 +1,15 @@
 // Conversions to f16 and bf16: one correct rounding (ties to even), never two.
+#include "compiler/tensor/float_format.h"
+
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
+#include <cfenv>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "compiler/ir/diagnostics.h"
-#include "compiler/tensor/float_format.h"
 #include "compiler/tensor/tensor.h"
 
 namespace difftest {
@@ -59,6 +61,54 @@ TEST(FloatFormat, AgreesWithEigenOnEveryF16AndSampledFloats) {
     if (std::isnan(f)) continue;
     EXPECT_EQ(f16_bits(f), Eigen::numext::bit_cast<uint16_t>(Eigen::half(f))) << f;
     EXPECT_EQ(bf16_bits(f), Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(f))) << f;
+  }
+}
+
+// A bf16 rounding that shares nothing with ours: the double is first rounded to f32 toward
+// zero, with a sticky last bit where that was inexact (round to odd: 24 bits keep enough
+// for the second rounding to be correct), then rounded to 8 bits, ties to even, on the
+// f32 bit pattern.
+uint16_t bf16_bits_by_round_to_odd(double v) {
+  const int mode = std::fegetround();
+  std::fesetround(FE_TOWARDZERO);
+  volatile float truncated = static_cast<float>(v);
+  std::fesetround(mode);
+  uint32_t u;
+  const float t = truncated;
+  std::memcpy(&u, &t, sizeof u);
+  if (static_cast<double>(t) != v) u |= 1;
+  const uint32_t lsb = (u >> 16) & 1;
+  return static_cast<uint16_t>((u + 0x7fff + lsb) >> 16);
+}
+
+TEST(FloatFormat, RoundsDoublesOnceLikeTheCompilersConversions) {
+  // Doubles with bits below f32's precision, across both formats' ranges (subnormals,
+  // overflow and ties included): f16 against GCC's double -> _Float16 conversion (one
+  // rounding, libgcc), bf16 against the round-to-odd construction above.
+  uint64_t state = 0x243f6a8885a308d3ULL;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state;
+  };
+  for (int i = 0; i < 400000; ++i) {
+    const uint64_t r = next();
+    const int exponent = static_cast<int>(r % 300) - 150;  // 2^-150 .. 2^149
+    const double significand = 1 + static_cast<double>(next() >> 12) * 0x1.0p-52;
+    double v = std::ldexp(significand, exponent);
+    if (i % 4 < 2) {  // a tie between two f16 (11 bits) or two bf16 (8 bits) neighbours
+      const int bits = i % 4 == 0 ? 11 : 8;
+      v = std::ldexp(std::floor(std::ldexp(significand, bits - 1)) + 0.5, exponent - (bits - 1));
+    }
+    if (r & (uint64_t{1} << 40)) v = -v;
+    const _Float16 h = static_cast<_Float16>(v);
+    uint16_t expected_f16;
+    std::memcpy(&expected_f16, &h, sizeof expected_f16);
+    ASSERT_EQ(f16_bits(v), expected_f16) << std::hexfloat << v;
+    ASSERT_EQ(round_to_float_dtype(v, DType::f16), static_cast<double>(h)) << std::hexfloat << v;
+    if (std::fabs(v) <= 0x1.fffffep127) {  // beyond, the construction's f32 step is undefined
+      ASSERT_EQ(bf16_bits(v), bf16_bits_by_round_to_odd(v)) << std::hexfloat << v;
+      ASSERT_EQ(round_to_float_dtype(v, DType::bf16), bf16_value(bf16_bits_by_round_to_odd(v))) << std::hexfloat << v;
+    }
   }
 }
 
