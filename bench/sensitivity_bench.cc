@@ -6,7 +6,8 @@
 //
 // Candidates are the reference's native-mode outputs (a correct implementation) with one
 // element scaled by 1 + delta; planted bugs are the native outputs of the program with one
-// attribute or one input changed. The spread of legitimate results is max |got - ref| over
+// attribute or one input changed, checked at the output and with every intermediate value probed
+// (oracle/check/probes.h). The spread of legitimate results is max |got - ref| over
 // the compiled O0..O3 and two random pass orders, per element.
 //
 // Usage: sensitivity_bench [--programs N] [--members M] [--no-compile] [--no-planted] [--only NAME]
@@ -34,6 +35,7 @@
 #include "compiler/tensor/float_format.h"
 #include "fuzz/generator.h"
 #include "oracle/check/check.h"
+#include "oracle/check/probes.h"
 #include "oracle/check/strategies.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
@@ -219,13 +221,29 @@ void subject_table(const std::vector<Case>& cases, const Flags& f) {
   }
 }
 
+// The first value of the probed program (oracle/check/probes.h), in program order, at which
+// `got` is caught: "%v: mismatch (N elements)", "%v: outlier (...)", or "NO".
+std::string first_caught_value(const Case& probed, const std::vector<Tensor>& got) {
+  for (size_t o = 0; o < probed.program.outputs().size(); ++o) {
+    const tolerance::OutputComparison r = compare(probed, o, got[o]);
+    const std::string& name = probed.program.outputs()[o].name();
+    if (!r.passed()) return fmt::format("%{}: mismatch ({} of {} elements)", name, r.failing, r.compared);
+    if (r.outliers > 0) return fmt::format("%{}: outlier ({} of {} elements)", name, r.outliers, r.checked);
+    if (r.bias.biased()) return fmt::format("%{}: biased (z {:.3g})", name, r.bias.z_signed);
+  }
+  return "NO";
+}
+
 // Planted bugs in the Gemma-3 local layer: the native outputs of a changed program (or input)
-// compared with the original's bounds and calibration.
-void planted_table(const Case& c) {
+// compared with the original's bounds and calibration; and with every value probed.
+void planted_table(const Case& c, const Flags& f) {
+  const oracle::ProbeSelection every_value{true, {}};
+  const Case probed =
+      make_case(c.label, oracle::probe_values(c.program, every_value, "probes"), c.bounded.env, f.members);
   fmt::print(
       "\n| planted bug in {} at {} | exact effect: largest (output ulps) | elements moved >= 1 ulp | largest "
       "(sigmas) | mean square (sigmas) | sound: failing elements | statistical: outliers | bias z (limit) | detected "
-      "|\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+      "| every value probed: first caught |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
       c.label, reference::binding_str(c.bounded.env));
   const std::string text = print(c.program);
   struct Bug {
@@ -234,6 +252,7 @@ void planted_table(const Case& c) {
     std::map<std::string, Tensor> inputs;
   };
   std::vector<Bug> bugs;
+  bugs.push_back({"none (the clean program: a correct result)", text, c.bounded.inputs});
   bugs.push_back(
       {"sliding window one key too wide (513)", replaced(text, "window=512", "window=513"), c.bounded.inputs});
   bugs.push_back({"RoPE position of the queries off by one", replaced(text, "rope(%qn)", "rope(%qn, offset=1)"),
@@ -274,11 +293,15 @@ void planted_table(const Case& c) {
       }
     }
     square_sigmas /= static_cast<double>(std::max<int64_t>(1, exact.numel()));
-    fmt::print("| {} | {:.3g} | {} | {:.3g} | {:.3g} | {} | {} | {:.3g} ({:.3g}) | {} |\n", b.name, largest, moved,
+    const Program probed_bug = oracle::probe_values(p, every_value, "probes");
+    const std::vector<Tensor> probed_got =
+        reference::evaluate(probed_bug, c.bounded.env, b.inputs, reference::Mode::Native).outputs;
+    fmt::print("| {} | {:.3g} | {} | {:.3g} | {:.3g} | {} | {} | {:.3g} ({:.3g}) | {} | {} |\n", b.name, largest, moved,
                largest_sigmas, square_sigmas, r.failing, r.outliers, r.bias.z_signed, r.bias.limit,
                !r.passed()       ? "mismatch"
                : r.has_outlier() ? "outlier"
-                                 : "NO");
+                                 : "NO",
+               first_caught_value(probed, probed_got));
   }
 }
 
@@ -372,7 +395,7 @@ int main(int argc, char** argv) {
   subject_table(cases, f);
   if (f.planted && f.members > 0) {
     for (const Case& c : cases) {
-      if (c.label.find("gemma3_local") != std::string::npos && c.bounded.env.at("n") == 520) planted_table(c);
+      if (c.label.find("gemma3_local") != std::string::npos && c.bounded.env.at("n") == 520) planted_table(c, f);
     }
   }
   if (f.only.empty() && f.programs > 0) generated_table(f);

@@ -7,6 +7,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "oracle/campaign/reproducer.h"
+#include "oracle/check/probes.h"
 #include "oracle/io/output_paths.h"
 #include "reference/inputs.h"
 #include "reference/summary.h"
@@ -14,6 +15,12 @@
 namespace difftest::commands {
 
 namespace {
+
+// The program with --probe's values returned too.
+Program probed(const Program& p, const CheckRequest& r) {
+  if (r.probe.empty()) return p;
+  return oracle::probe_values(p, oracle::parse_probe_selection(r.probe, "--probe"), "--probe");
+}
 
 // The oracle's check of `p` with its verdict shown (--json: as JSON, with `extra` fields),
 // saved as a reproducer under --save.
@@ -69,7 +76,7 @@ oracle::VerdictKind run_one_binding(const Program& p, const oracle::Variant& var
 }  // namespace
 
 int seed_command(uint64_t seed, const CheckRequest& check, const Print& out) {
-  const Program p = generate_program(seed, generator_options(check));
+  const Program p = probed(generate_program(seed, generator_options(check)), check);
   verify(p);
   return check_and_show(p, check, fmt::format("seed {} ({} ops, {} dim vars)", seed, p.num_calls(), p.dims().size()),
                         {{"seed", seed}}, out);
@@ -79,7 +86,7 @@ int run_command(const RunRequest& r, const Print& out) {
   EvalRequest f = r.eval;
   f.members = r.check.members;  // --members serves --bind too
   if (!f.dump_dir.empty()) oracle::require_writable_dir(f.dump_dir, "--dump");
-  const Program p = parse_program_file(f.file);
+  const Program p = probed(parse_program_file(f.file), r.check);
   verify(p);
   if (f.bind.empty() && f.dump_dir.empty()) {
     CheckRequest check = r.check;

@@ -83,6 +83,9 @@ void add_check_flags(CLI::App* app, commands::CheckRequest& r, bool with_save) {
                   "size of the statistical tier's ensemble (default 8; 0: the sound bounds only, no outliers)")
       ->check(CLI::Range(0, 64));
   if (with_save) {
+    app->add_option("--probe", r.probe,
+                    "also compare intermediate values, checked as extra outputs: all, or names such as %q,%k (the "
+                    "compiler must then materialize them, so the probed program is a different compile)");
     app->add_flag("--json", r.json, "print the verdict as JSON");
     app->add_option("--save", r.save_dir, "write program.ir, the inputs (.npy) and verdict.json to DIR");
   }

@@ -13,7 +13,7 @@ CLI::Validator unsigned_number();  // decimal digits only, at most 2^64-1
 CLI::Validator seconds();          // a finite number >= 0
 CLI::Validator positive_finite();  // a finite number > 0
 
-// --opt, --passes, --timeout, --inject, ... (and --json, --save when `with_save`).
+// --opt, --passes, --timeout, --inject, ... (and --probe, --json, --save when `with_save`: --seed and run).
 void add_check_flags(CLI::App* app, commands::CheckRequest& r, bool with_save);
 // --float-dtypes and --backend: what a generated program is drawn for.
 void add_generator_flags(CLI::App* app, commands::CheckRequest& r);
