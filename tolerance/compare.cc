@@ -118,7 +118,8 @@ void compare_statistically(const Bounded& sound, const Bounded& calibrated, cons
     if (!statistical[i]) continue;
     const double diff = std::fabs(values[i] - sound.ref[i]);
     const bool sound_failure = !sound.uncertain[i] && !(diff <= opt.safety * sound.err[i] + tiny);
-    const double excess = allowance > 0 ? diff / allowance : (diff <= tiny ? 0 : kInfinity);
+    // Beyond the slack of `tiny` only, as the outlier test counts: above 1 exactly at an outlier.
+    const double excess = diff <= tiny ? 0 : allowance > 0 ? (diff - tiny) / allowance : kInfinity;
     const bool outlier = !sound_failure && !(diff <= allowance + tiny);
     c.outliers += outlier;
     if (sound_failure || !(excess > c.worst_excess || (std::isnan(diff) && c.excess_index.empty()))) continue;

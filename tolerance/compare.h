@@ -31,8 +31,9 @@ struct OutputComparison {
   bool calibrated = false;
   int64_t checked = 0;  // elements compared by either tier
   int64_t outliers = 0;
-  // The statistically compared element with the largest |got - ref| / allowance (an outlier
-  // when above 1): where it is, its values, allowance and the ensemble's sigma there.
+  // The statistically compared element with the largest excess, (|got - ref| - tiny) / allowance
+  // (0 within tiny; above 1 exactly at an outlier): where it is, its values, allowance and the
+  // ensemble's sigma there.
   double worst_excess = 0;
   std::vector<int64_t> excess_index;
   double excess_got = 0, excess_want = 0, excess_allowance = 0, excess_sigma = 0;
