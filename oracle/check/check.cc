@@ -56,22 +56,21 @@ void record_element(const Program& p, const tolerance::OutputComparison& o, Verd
 
 // The verdict of one compiled run: a mismatch (beyond a sound bound) first, else an outlier
 // (beyond the ensemble's allowance, or biased), else unchecked when an output had too few
-// elements compared by either tier.
+// elements compared by either tier. Each names the first output, in the program's order, that
+// shows it: in a probed program (probes.h) the first value that diverged.
 void judge(const Program& p, const tolerance::Comparison& cmp, const CheckOptions& options, VariantVerdict& v) {
   v.stage = Stage::compare();
   v.worst_ratio = cmp.worst_ratio();
   for (const auto& o : cmp.outputs) v.worst_excess = std::max(v.worst_excess, o.worst_excess);
   for (const auto& o : cmp.outputs) {
     if (o.passed()) continue;
-    if (v.kind == VerdictKind::Ok || o.worst_ratio > v.worst_ratio) {
-      record_element(p, o, VerdictKind::Mismatch, o.worst_index, o.got, o.want, o.bound, v);
-      v.message = fmt::format("{} of {} elements of {} outside their bounds; worst ratio {:.3g} at [{}]: got {:.9g}, "
-                              "want {:.9g}, bound {:.3g}",
-                              o.failing, o.compared, o.name, o.worst_ratio, fmt::join(o.worst_index, ", "), o.got,
-                              o.want, o.bound);
-    }
+    record_element(p, o, VerdictKind::Mismatch, o.worst_index, o.got, o.want, o.bound, v);
+    v.message = fmt::format(
+        "{} of {} elements of {} outside their bounds; worst ratio {:.3g} at [{}]: got {:.9g}, "
+        "want {:.9g}, bound {:.3g}",
+        o.failing, o.compared, o.name, o.worst_ratio, fmt::join(o.worst_index, ", "), o.got, o.want, o.bound);
+    return;
   }
-  if (v.kind != VerdictKind::Ok) return;
   for (const auto& o : cmp.outputs) {
     if (!o.has_outlier()) continue;
     record_element(p, o, VerdictKind::Outlier, o.excess_index, o.excess_got, o.excess_want, o.excess_allowance, v);
