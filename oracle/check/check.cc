@@ -173,18 +173,36 @@ struct VariantRun {
   std::vector<CaseOutputs> cases;  // per case, in order
 };
 
-// Compiles `variant` (of `p`, with its dims fixed when it is a specialized compile) in a child
-// and runs it under `cases`; appends one variant verdict per case (compared with the bounds of
-// `p`) or one failure. Returns the outputs per case when the child finished. A child stopped at
-// the caller's deadline marks the verdict cancelled.
-std::optional<VariantRun> run_variant(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
-                                      const CheckOptions& options, Verdict& verdict) {
-  // A specialized compile has one case: the binding its dims are fixed to.
-  const Program compiled = variant.kind == VariantKind::Specialized ? passes::fix_dims(p, cases.front()->env) : p;
-  const CompilerUnderTest& compiler = options.under_test();
-  auto work = [&](Progress& progress) {
-    return encode_compiled_runs(compiler.compile_and_run(compiled, variant, cases, progress));
+// What a child runs for one variant: its compile, of `p` or (a specialized compile) of `p` with
+// its dims fixed to its one case's binding, and its runs under `cases`.
+struct VariantJob {
+  const Variant* variant;
+  std::vector<const Case*> cases;
+  Program compiled;
+};
+
+VariantJob job_of(const Program& p, const Variant& variant, std::vector<const Case*> cases) {
+  Program compiled = variant.kind == VariantKind::Specialized ? passes::fix_dims(p, cases.front()->env) : p;
+  return {&variant, std::move(cases), std::move(compiled)};
+}
+
+std::function<std::string(Progress&)> work_of(const VariantJob& job, const CompilerUnderTest& compiler) {
+  return [&job, &compiler](Progress& progress) {
+    return encode_compiled_runs(compiler.compile_and_run(job.compiled, *job.variant, job.cases, progress));
   };
+}
+
+// Runs `job` in a child (work `index` of `shared` when given, else a child of its own) and
+// appends one variant verdict per case (compared with the bounds of `p`) or one failure.
+// Returns the outputs per case when the child finished. A child stopped at the caller's
+// deadline marks the verdict cancelled.
+std::optional<VariantRun> run_variant(const Program& p, const VariantJob& job, const CheckOptions& options,
+                                      Verdict& verdict, IsolatedWorks* shared = nullptr, size_t index = 0) {
+  const Variant& variant = *job.variant;
+  const std::vector<const Case*>& cases = job.cases;
+  const Program& compiled = job.compiled;
+  const CompilerUnderTest& compiler = options.under_test();
+  const auto work = work_of(job, compiler);
   VariantVerdict base;
   base.variant = variant;
   ChildOutcome outcome;
@@ -194,7 +212,9 @@ std::optional<VariantRun> run_variant(const Program& p, const Variant& variant, 
         [&](const IsolationLimits& limits) { return compiler.run_in_own_process(compiled, variant, cases, limits); },
         options, tries);
   } else if (options.isolate) {
-    outcome = run_confirmed([&](const IsolationLimits& limits) { return run_isolated(work, limits); }, options, tries);
+    outcome = run_confirmed(
+        [&](const IsolationLimits& limits) { return shared ? shared->run(index, limits) : run_isolated(work, limits); },
+        options, tries);
   } else {
     Progress none(-1);
     outcome.status = ChildOutcome::Status::Ok;
@@ -338,12 +358,6 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
       if (v.kind == VerdictKind::Timeout && v.tries.size() == 2) running.confirm_timeouts = false;
     }
   };
-  std::map<std::string, VariantRun> runs;  // variant -> its outputs per case, when it ran
-  for (const Variant& variant : variants) {
-    if (auto run = run_variant(p, variant, all_cases, running, verdict)) runs[variant.name()] = std::move(*run);
-    if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
-    after_variant();
-  }
   const auto variant_named = [&](const std::string& name) -> const Variant* {
     for (const Variant& v : variants) {
       if (v.name() == name) return &v;
@@ -355,13 +369,29 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
   const Variant* symbolic = options.pipelines.empty() ? nullptr : variant_named(options.pipelines.back());
   const std::optional<Variant> specialized =
       options.specialize && symbolic && !p.dims().empty() ? compiler.specialized(*symbolic) : std::nullopt;
+  const size_t specialized_case = cases.size() > 1 ? 1 : 0;
+  // Every job is known before the first child is forked: one child serves them all.
+  std::vector<VariantJob> jobs;
+  jobs.reserve(variants.size() + 1);
+  for (const Variant& variant : variants) jobs.push_back(job_of(p, variant, all_cases));
+  if (specialized) jobs.push_back(job_of(p, *specialized, {&cases[specialized_case]}));
+  std::vector<std::function<std::string(Progress&)>> works;
+  for (const VariantJob& job : jobs) works.push_back(work_of(job, compiler));
+  IsolatedWorks shared(std::move(works));
+  IsolatedWorks* child = options.isolate && !compiler.isolates_itself() ? &shared : nullptr;
+  std::map<std::string, VariantRun> runs;  // variant -> its outputs per case, when it ran
+  for (size_t i = 0; i < variants.size(); ++i) {
+    if (auto run = run_variant(p, jobs[i], running, verdict, child, i)) runs[variants[i].name()] = std::move(*run);
+    if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
+    after_variant();
+  }
   if (specialized) {
-    const size_t i = cases.size() > 1 ? 1 : 0;
-    const auto got = run_variant(p, *specialized, {&cases[i]}, running, verdict);
+    const auto got = run_variant(p, jobs.back(), running, verdict, child, jobs.size() - 1);
     if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
     if (got && runs.count(symbolic->name())) {
-      verdict.variants.push_back(cross_check(p, cases[i], *symbolic, runs[symbolic->name()].cases[i].outputs,
-                                             *specialized, got->cases.front().outputs, options.tolerance));
+      verdict.variants.push_back(cross_check(p, cases[specialized_case], *symbolic,
+                                             runs[symbolic->name()].cases[specialized_case].outputs, *specialized,
+                                             got->cases.front().outputs, options.tolerance));
     }
   }
   for (const auto& [a, b] : options.cross_checks) {
@@ -378,13 +408,14 @@ Verdict check_variant(const Program& p, const VariantId& id, const sym::Env& bin
   Verdict verdict = empty_verdict(p, options);
   const std::optional<Case> c = checked_case(p, binding, options, verdict);
   if (!c) return verdict;
+  const VariantJob tested_job = job_of(p, id.tested, {&*c});
   if (!id.against) {
-    run_variant(p, id.tested, {&*c}, options, verdict);
+    run_variant(p, tested_job, options, verdict);
     return verdict;
   }
-  const auto reference_side = run_variant(p, *id.against, {&*c}, options, verdict);
+  const auto reference_side = run_variant(p, job_of(p, *id.against, {&*c}), options, verdict);
   if (!reference_side) return verdict;
-  const auto tested = run_variant(p, id.tested, {&*c}, options, verdict);
+  const auto tested = run_variant(p, tested_job, options, verdict);
   if (!tested) return verdict;
   verdict.variants.push_back(cross_check(p, *c, *id.against, reference_side->cases.front().outputs, id.tested,
                                          tested->cases.front().outputs, options.tolerance));
@@ -394,7 +425,7 @@ Verdict check_variant(const Program& p, const VariantId& id, const sym::Env& bin
 CaseRun run_case(const Program& p, const Variant& variant, const Case& c, const CheckOptions& options) {
   CaseRun r;
   r.verdict = empty_verdict(p, options);
-  if (auto run = run_variant(p, variant, {&c}, options, r.verdict)) {
+  if (auto run = run_variant(p, job_of(p, variant, {&c}), options, r.verdict)) {
     r.kernels = run->kernels;
     r.result = std::move(run->cases.front());
   }

@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -284,6 +286,80 @@ TEST(Isolate, ExitingWithoutAReportIsLost) {
   const auto out = run_isolated([]() -> std::string { std::_Exit(7); }, quick());
   EXPECT_EQ(out.status, Status::Lost);
   EXPECT_NE(out.message.find("status 7"), std::string::npos);
+}
+
+// IsolatedWorks: one child serves a table of works.
+
+using Work = std::function<std::string(Progress&)>;
+
+Work returns_pid() {
+  return [](Progress&) { return std::to_string(::getpid()); };
+}
+
+TEST(IsolatedWorks, OneChildRunsTheWorksOneAfterAnother) {
+  IsolatedWorks works({returns_pid(), returns_pid(), [](Progress& progress) {
+                         progress.stage("second stage");
+                         burn_cpu(0.05);
+                         return std::string("third");
+                       }});
+  const auto first = works.run(0, quick());
+  const auto second = works.run(1, quick());
+  ASSERT_EQ(first.status, Status::Ok) << first.message;
+  ASSERT_EQ(second.status, Status::Ok) << second.message;
+  EXPECT_EQ(first.payload, second.payload);  // the same child
+  EXPECT_NE(first.payload, std::to_string(::getpid()));
+  const auto third = works.run(2, quick());
+  ASSERT_EQ(third.status, Status::Ok);
+  EXPECT_EQ(third.payload, "third");
+  EXPECT_EQ(third.stage, "second stage");
+  EXPECT_GE(third.cpu_seconds, 0.05);  // its own CPU time, not the child's since it started
+  EXPECT_LT(third.cpu_seconds, 2.0);
+  EXPECT_EQ(works.run(0, quick()).payload, first.payload);  // a work may run again
+}
+
+TEST(IsolatedWorks, AWorkThatFailsEndsOnlyItsChild) {
+  IsolatedWorks works({returns_pid(),
+                       [](Progress&) -> std::string {
+                         volatile bool forever = true;
+                         while (forever) {
+                         }
+                         return "";
+                       },
+                       [](Progress&) -> std::string { throw UserError(ErrorKind::Usage, "refused"); }});
+  const auto before = works.run(0, quick());
+  EXPECT_EQ(works.run(1, quick(0.3)).status, Status::TimedOut);
+  EXPECT_EQ(works.child(), -1);
+  const auto after = works.run(0, quick());
+  ASSERT_EQ(after.status, Status::Ok);
+  EXPECT_NE(after.payload, before.payload);  // a new child
+  const auto refused = works.run(2, quick());
+  EXPECT_EQ(refused.status, Status::Error);
+  EXPECT_TRUE(refused.user_error);
+  EXPECT_EQ(works.run(0, quick()).payload, after.payload);  // an exception leaves the child serving
+}
+
+// What an earlier work leaves behind in the child (as a stray write into the heap would).
+bool poisoned = false;
+
+TEST(IsolatedWorks, ACrashStandsOnlyIfTheWorkCrashesInAChildOfItsOwn) {
+  IsolatedWorks works({[](Progress&) {
+                         poisoned = true;
+                         return std::string("poisons");
+                       },
+                       [](Progress&) -> std::string {
+                         if (poisoned) std::abort();
+                         return "clean";
+                       },
+                       [](Progress&) -> std::string { std::abort(); }});
+  ASSERT_EQ(works.run(0, quick()).status, Status::Ok);
+  const auto victim = works.run(1, quick());
+  ASSERT_EQ(victim.status, Status::Ok) << victim.message;  // rerun alone: not its crash
+  EXPECT_EQ(victim.payload, "clean");
+  ASSERT_EQ(works.run(0, quick()).status, Status::Ok);
+  const auto crash = works.run(2, quick());
+  EXPECT_EQ(crash.status, Status::Crashed);
+  EXPECT_EQ(crash.signal, SIGABRT);
+  EXPECT_FALSE(poisoned);  // the parent never ran a work
 }
 
 }  // namespace
