@@ -10,6 +10,7 @@
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "oracle/check/check.h"
+#include "tests/support/check_options.h"
 
 namespace difftest::oracle {
 namespace {
@@ -79,16 +80,7 @@ TEST(ProbeValues, NamesTheFlagAndTheValueItCannotProbe) {
             "--probe: 'm-1' is not a value name (want all, or names such as %q,%k)");
 }
 
-CheckOptions o0_only() {
-  CheckOptions o;
-  o.pipelines = {"O0"};
-  o.random_orders = 0;
-  o.cross_checks.clear();
-  o.specialize = false;
-  o.random_bindings = 0;
-  o.limits.cpu_seconds = 30;
-  return o;
-}
+CheckOptions o0_only() { return testing::pipelines_only({"O0"}, 30); }
 
 TEST(ProbeValues, CatchAWrongValueTheOutputsHide) {
   // mul-drops-tail writes a*0 to the last element of each row of %m; the clip hides it.

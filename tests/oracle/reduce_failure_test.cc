@@ -15,24 +15,16 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
 #include "fuzz/generator.h"
+#include "tests/support/check_options.h"
 
 namespace difftest::oracle {
 namespace {
 
 namespace fs = std::filesystem;
 
-CheckOptions options_for(const std::string& pipeline) {
-  CheckOptions o;
-  o.pipelines = {pipeline};
-  o.random_orders = 0;
-  o.cross_checks.clear();
-  o.specialize = false;
-  o.random_bindings = 0;
-  // No fault here hangs; generous, so that a slow machine (a sanitizer build under load) never
-  // turns a compile into a timeout and the reduction into another failure.
-  o.limits.cpu_seconds = 60;
-  return o;
-}
+// No fault here hangs; a generous budget, so that a slow machine (a sanitizer build under
+// load) never turns a compile into a timeout and the reduction into another failure.
+CheckOptions options_for(const std::string& pipeline) { return testing::pipelines_only({pipeline}, 60); }
 
 struct FaultCase {
   std::string fault;

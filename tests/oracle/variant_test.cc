@@ -19,6 +19,7 @@
 #include "oracle/check/check.h"
 #include "oracle/check/compiler.h"
 #include "oracle/reduce/reduce_failure.h"
+#include "tests/support/check_options.h"
 
 namespace difftest::oracle {
 namespace {
@@ -43,16 +44,7 @@ const char* kSum = R"(program @s(n: 2..8) {
 }
 )";
 
-CheckOptions quiet() {
-  CheckOptions o;
-  o.pipelines = {};
-  o.random_orders = 0;
-  o.cross_checks.clear();
-  o.specialize = false;
-  o.random_bindings = 0;
-  o.limits.cpu_seconds = 30;
-  return o;
-}
+CheckOptions quiet() { return testing::pipelines_only({}, 30); }
 
 TEST(Variant, NamesAndRecordsRoundTrip) {
   VariantVerdict v;

@@ -1,0 +1,24 @@
+// Check options for tests that follow particular compiles: only the given pipelines, under the
+// standard bindings, with no random orders, cross-checks, shape-specialized compile or random
+// bindings.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "oracle/check/check.h"
+
+namespace difftest::testing {
+
+inline oracle::CheckOptions pipelines_only(std::vector<std::string> pipelines, double cpu_seconds) {
+  oracle::CheckOptions o;
+  o.pipelines = std::move(pipelines);
+  o.random_orders = 0;
+  o.cross_checks.clear();
+  o.specialize = false;
+  o.random_bindings = 0;
+  o.limits.cpu_seconds = cpu_seconds;
+  return o;
+}
+
+}  // namespace difftest::testing
