@@ -1,5 +1,6 @@
 #include "compiler/tensor/float_format.h"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -20,21 +21,11 @@ constexpr Format kF16{11, -14, 15};
 constexpr Format kBf16{8, -126, 127};
 constexpr Format kF32{24, -126, 127};
 
-uint64_t bits_of(double v) {
-  uint64_t u;
-  std::memcpy(&u, &v, sizeof u);
-  return u;
-}
-
-double double_of(uint64_t u) {
-  double v;
-  std::memcpy(&v, &u, sizeof v);
-  return v;
-}
+uint64_t bits_of(double v) { return std::bit_cast<uint64_t>(v); }
 
 // 2^k for a normal double's exponent k, built from its bits: ldexp costs a libm call per
 // value, and the ensemble rounds every intermediate of every member.
-double power_of_two(int k) { return double_of(static_cast<uint64_t>(k + 1023) << 52); }
+double power_of_two(int k) { return std::bit_cast<double>(static_cast<uint64_t>(k + 1023) << 52); }
 
 // The exponent of a positive double (floor(log2(a))); below the normal range, a value less
 // than every format's smallest normal.
@@ -117,14 +108,18 @@ uint16_t f16_bits(double v) {
 }
 
 double f16_value(uint16_t bits) {
-  const uint64_t sign = static_cast<uint64_t>(bits & 0x8000) << 48;
   const int exponent = (bits >> 10) & 0x1f;
   const uint64_t mantissa = bits & 0x3ff;
+  double magnitude;
   if (exponent == 0x1f) {
-    return mantissa ? std::numeric_limits<double>::quiet_NaN() : double_of(sign | bits_of(INFINITY));
+    if (mantissa) return std::numeric_limits<double>::quiet_NaN();
+    magnitude = std::numeric_limits<double>::infinity();
+  } else if (exponent == 0) {
+    magnitude = static_cast<double>(mantissa) * power_of_two(-24);  // subnormal
+  } else {
+    magnitude = std::bit_cast<double>(static_cast<uint64_t>(exponent - 15 + 1023) << 52 | mantissa << 42);
   }
-  if (exponent == 0) return double_of(sign | bits_of(static_cast<double>(mantissa) * power_of_two(-24)));
-  return double_of(sign | static_cast<uint64_t>(exponent - 15 + 1023) << 52 | mantissa << 42);
+  return (bits & 0x8000) ? -magnitude : magnitude;
 }
 
 uint16_t bf16_bits(double v) {

@@ -82,14 +82,6 @@ void report_work(int fd, const std::function<std::string(Progress&)>& work) {
   (void)write_all(fd, frame('R', report));  // a parent that is gone reads nothing either way
 }
 
-[[noreturn]] void child_main(int fd, const std::function<std::string(Progress&)>& work, const IsolationLimits& limits,
-                             pid_t parent) {
-  prepare_child(limits, parent);
-  report_work(fd, work);
-  ::close(fd);
-  ::_exit(0);  // no atexit handlers or static destructors of the parent's state
-}
-
 bool read_all(int fd, void* data, size_t size) {
   size_t off = 0;
   while (off < size) {
@@ -257,8 +249,8 @@ void take_report(const std::string& report, ChildOutcome& out) {
   }
 }
 
-// The outcome of a watched work whose child is gone, or must go: killed when it timed out or
-// was cancelled, then reaped. `cpu_start` is its CPU clock when the work began.
+// The outcome of a watched work that ended without a report, its child gone or to go: killed
+// when it timed out or was cancelled, then reaped. `cpu_start` is its CPU clock when the work began.
 void reap_child(pid_t pid, const Watched& w, double cpu_start, ChildOutcome& out) {
   if (w.timed_out || w.cancelled) ::kill(pid, SIGKILL);
   int status = 0;
@@ -274,8 +266,6 @@ void reap_child(pid_t pid, const Watched& w, double cpu_start, ChildOutcome& out
     out.message = "stopped at the caller's deadline";
   } else if (w.timed_out) {
     out.status = ChildOutcome::Status::TimedOut;
-  } else if (w.report) {
-    take_report(*w.report, out);
   } else if (WIFSIGNALED(status)) {
     out.status = ChildOutcome::Status::Crashed;
     out.signal = WTERMSIG(status);
@@ -286,34 +276,11 @@ void reap_child(pid_t pid, const Watched& w, double cpu_start, ChildOutcome& out
   }
 }
 
-pid_t fork_child() {
-  std::fflush(nullptr);  // the child must not flush the parent's buffered output again
-  const pid_t pid = ::fork();
-  DT_CHECK(pid >= 0, fmt::format("fork: {}", std::strerror(errno)));
-  return pid;
-}
-
 }  // namespace
 
 ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, const IsolationLimits& limits) {
-  int fds[2];
-  DT_CHECK(::pipe(fds) == 0, fmt::format("pipe: {}", std::strerror(errno)));
-  const pid_t parent = ::getpid();
-  const auto t0 = std::chrono::steady_clock::now();
-  const pid_t pid = fork_child();
-  if (pid == 0) {
-    ::close(fds[0]);
-    child_main(fds[1], work, limits, parent);
-  }
-  ::close(fds[1]);
-  ProcessCpuClock cpu(pid);
-  const Watched w = watch_work(fds[0], cpu, 0, limits);
-  ::close(fds[0]);
-  ChildOutcome out;
-  out.stage = w.stage;
-  reap_child(pid, w, 0, out);
-  out.seconds = seconds_since(t0);
-  return out;
+  IsolatedWorks one({work});
+  return one.run(0, limits);
 }
 
 IsolatedWorks::IsolatedWorks(std::vector<std::function<std::string(Progress&)>> works) : works_(std::move(works)) {}
@@ -337,7 +304,9 @@ void IsolatedWorks::start(const IsolationLimits& limits) {
   int requests[2], results[2];
   DT_CHECK(::pipe(requests) == 0 && ::pipe(results) == 0, fmt::format("pipe: {}", std::strerror(errno)));
   const pid_t parent = ::getpid();
-  const pid_t pid = fork_child();
+  std::fflush(nullptr);  // the child must not flush the parent's buffered output again
+  const pid_t pid = ::fork();
+  DT_CHECK(pid >= 0, fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
     ::close(requests[1]);
     ::close(results[0]);
@@ -373,7 +342,7 @@ ChildOutcome IsolatedWorks::run_once(size_t index, const IsolationLimits& limits
   Watched w;
   if (write_all(requests_, bytes)) w = watch_work(results_, *cpu_, cpu_start, limits);
   out.stage = w.stage;
-  if (w.report && !w.timed_out && !w.cancelled) {
+  if (w.report) {
     take_report(*w.report, out);
     out.cpu_seconds = std::max(0.0, cpu_->seconds() - cpu_start);
     out.stage_cpu_seconds = std::max(0.0, cpu_->seconds() - w.stage_cpu_start);

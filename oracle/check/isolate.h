@@ -125,6 +125,7 @@ struct ChildOutcome {
 
 const char* status_name(ChildOutcome::Status s);
 
+// `work` in a child of its own (an IsolatedWorks of one work).
 ChildOutcome run_isolated(const std::function<std::string(Progress&)>& work, const IsolationLimits& limits);
 ChildOutcome run_isolated(const std::function<std::string()>& work, const IsolationLimits& limits);
 
@@ -132,8 +133,8 @@ ChildOutcome run_isolated(const std::function<std::string()>& work, const Isolat
 // outcome run_isolated would give it alone: a check forks once per program, not once per
 // variant. A fresh child re-touches the heap it writes to (about 12,000 page faults per
 // program of the default check); one child reuses it, and checks 17-29% more programs a
-// second (docs/fuzzing.md). The works are fixed
-// before the first fork (a child holds the parent's memory as it was then). A work that
+// second (docs/fuzzing.md). The works are fixed before the first fork (a child holds the
+// parent's memory as it was then). A work that
 // crashes, times out, exits or is cancelled ends the child and the next request starts
 // another; a crash after other works in the same child is run again in a child of its own and
 // stands only if it crashes there too, since a stray write of an earlier work into the heap
