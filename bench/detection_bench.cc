@@ -4,7 +4,8 @@
 // fault's pass; then the clean compiler over the same campaigns (false alarms). A measurement:
 // it prints a markdown table (and writes JSON), it asserts nothing.
 //   build/bench/detection_bench [--faults a,b] [--starts 0,100000,200000] [--budget 120]
-//                               [--jobs 2] [--reduce-time 120] [--no-reduce] [--no-clean] [--json FILE] [--keep DIR]
+//                               [--jobs 2] [--reduce-time 120] [--no-reduce] [--no-clean] [--probe-all]
+//                               [--json FILE] [--keep DIR]
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -20,7 +21,7 @@ int main(int argc, char** argv) {
   oracle::DetectionOptions o;
   std::vector<std::string> names;
   std::string json_path, keep;
-  bool no_reduce = false, no_clean = false;
+  bool no_reduce = false, no_clean = false, probe_all = false;
   CLI::App app{"difftest detection benchmark"};
   app.add_option("--faults", names, "faults to measure (default: the whole catalog)")->delimiter(',');
   app.add_option("--starts", o.start_seeds, "starting seeds of the campaigns")->delimiter(',');
@@ -29,10 +30,13 @@ int main(int argc, char** argv) {
   app.add_option("--reduce-time", o.reduce_seconds, "seconds per reduction");
   app.add_flag("--no-reduce", no_reduce, "do not reduce the first failures");
   app.add_flag("--no-clean", no_clean, "skip the clean compiler's campaigns (its false alarms)");
+  app.add_flag("--probe-all", probe_all,
+               "check every program with all its values probed (`difftest fuzz --probe all`)");
   app.add_option("--json", json_path, "also write the results as JSON");
   app.add_option("--keep", keep, "keep the campaigns and reductions in DIR (default: a temporary directory, removed)");
   CLI11_PARSE(app, argc, argv);
   o.reduce = !no_reduce;
+  o.probe.all = probe_all;
   if (names.empty()) {
     for (const auto& f : difftest::faults::all_faults()) names.push_back(f.name);
   }

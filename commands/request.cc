@@ -104,6 +104,12 @@ oracle::CampaignOptions campaign_options(const CheckRequest& check, const SeedRe
   o.check = check_options(check);
   o.faults = faults::enabled_faults();
   o.generator = generator_options(check);
+  if (!check.probe.empty()) {
+    o.probe = oracle::parse_probe_selection(check.probe, "--probe");
+    // Generated programs name their values %0, %1, ... whatever they compute: a name would
+    // probe unrelated values from program to program, and be missing from most.
+    if (!o.probe.all) throw UserError(ErrorKind::Usage, "--probe: a campaign probes all values or none (--probe all)");
+  }
   if (seeds.seeds.empty()) {
     o.unbounded = true;
   } else {

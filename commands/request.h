@@ -29,7 +29,7 @@ struct CheckRequest {
   std::string backend = "builtin";  // backends/backends.h
   std::string passes, save_dir, weights, float_dtypes;
   std::string target;  // --target: the builtin compiler's machine ("": DIFFTEST_TARGET, else the host's)
-  std::string probe;   // --probe: intermediate values also compared (oracle/check/probes.h); --seed and run
+  std::string probe;   // --probe: intermediate values also compared (oracle/check/probes.h); --seed, run, fuzz
   int orders = oracle::default_check_options().random_orders, passes_llvm = 0;
   bool passes_fma = false, json = false;
   std::vector<std::string> inject;

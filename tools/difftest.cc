@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
       ->check(positive_finite());
   fuzz->add_option("--weights", ff.check.weights, "op weights for the generator, e.g. exp=0,matmul=40");
   add_check_flags(fuzz, ff.check, false);
+  add_probe_flag(fuzz, ff.check.probe, false);
 
   bool list_passes = false;
   app.add_flag("--list-passes", list_passes, "list every pass with its kind and description, and the pipelines");

@@ -60,6 +60,14 @@ void add_generator_flags(CLI::App* app, commands::CheckRequest& r) {
       ->check(CLI::Range(0, 100));
 }
 
+void add_probe_flag(CLI::App* app, std::string& probe, bool names) {
+  const std::string what =
+      names ? "all, or names such as %q,%k" : "all (every program returns every value it computes)";
+  app->add_option("--probe", probe,
+                  "also compare intermediate values, checked as extra outputs: " + what +
+                      " (the compiler must then materialize them, so the probed program is a different compile)");
+}
+
 void add_check_flags(CLI::App* app, commands::CheckRequest& r, bool with_save) {
   r.given = [app](const std::string& flag) { return app->count(flag) > 0; };
   add_generator_flags(app, r);
@@ -83,9 +91,7 @@ void add_check_flags(CLI::App* app, commands::CheckRequest& r, bool with_save) {
                   "size of the statistical tier's ensemble (default 8; 0: the sound bounds only, no outliers)")
       ->check(CLI::Range(0, 64));
   if (with_save) {
-    app->add_option("--probe", r.probe,
-                    "also compare intermediate values, checked as extra outputs: all, or names such as %q,%k (the "
-                    "compiler must then materialize them, so the probed program is a different compile)");
+    add_probe_flag(app, r.probe, true);
     app->add_flag("--json", r.json, "print the verdict as JSON");
     app->add_option("--save", r.save_dir, "write program.ir, the inputs (.npy) and verdict.json to DIR");
   }

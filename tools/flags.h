@@ -18,6 +18,8 @@ void add_check_flags(CLI::App* app, commands::CheckRequest& r, bool with_save);
 // --float-dtypes and --backend: what a generated program is drawn for.
 void add_generator_flags(CLI::App* app, commands::CheckRequest& r);
 void add_target_flag(CLI::App* app, std::string& target);  // --target
+// --probe; `names` when it may name values (--seed and run), else only `all` (fuzz).
+void add_probe_flag(CLI::App* app, std::string& probe, bool names);
 void add_gate_flags(CLI::App* app, commands::GateRequest& r);
 void add_reduce_flags(CLI::App* app, commands::ReduceRequest& r, bool reduce);
 

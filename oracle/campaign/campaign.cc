@@ -64,6 +64,8 @@ nlohmann::json campaign_identity(const CampaignOptions& o) {
                              {"weights", weights},
                              {"max_ops", o.generator.max_ops},
                              {"template_percent", o.generator.template_percent}};
+  // Only when probing, so that campaigns journaled before probes existed still resume.
+  if (!o.probe.empty()) identity["probe"] = o.probe.str();
   // Schedules differ between targets, so a campaign resumes only on the target it began with.
   if (const std::string target = o.check.under_test().target(); !target.empty()) identity["target"] = target;
   return identity;
@@ -313,7 +315,7 @@ class Campaign {
     try {
       std::error_code ec;
       fs::remove_all(dir, ec);  // a reproducer that was not the faults' doing is replaced
-      const Program p = generate_program(seed, o_.generator);
+      const Program p = campaign_program(seed, o_);
       sym::Env binding;
       for (const auto& var : rec.detail->variants) {
         if (is_failure(var.kind) && var.signature() == f.signature) {
@@ -363,6 +365,12 @@ class Campaign {
 };
 
 }  // namespace
+
+Program campaign_program(uint64_t seed, const CampaignOptions& o) {
+  Program p = generate_program(seed, o.generator);
+  if (o.probe.empty()) return p;
+  return probe_values(p, o.probe, "--probe");
+}
 
 Shard parse_shard(const std::string& text, const std::string& flag) {
   const size_t slash = text.find('/');

@@ -28,6 +28,7 @@
 #include "fuzz/generator.h"
 #include "oracle/campaign/record.h"
 #include "oracle/check/check.h"
+#include "oracle/check/probes.h"
 
 namespace difftest::oracle {
 
@@ -50,11 +51,17 @@ struct CampaignOptions {
   bool resume = false;
   CheckOptions check;
   GeneratorOptions generator;
+  // Intermediate values every program also returns and compares (probes.h): the campaign checks,
+  // journals and saves the probed program.
+  ProbeSelection probe;
   std::vector<std::string> faults;  // injected (already enabled in this process); recorded
   // Hand out no more seeds once a compiler failure is journaled (the programs in flight
   // finish): for measuring time to first detection. With faults, an attributable failure.
   bool stop_at_first_failure = false;
 };
+
+// The program a campaign checks for `seed`: the generated one, probed as `o.probe` says.
+Program campaign_program(uint64_t seed, const CampaignOptions& o);
 
 // A failure signature and the programs that showed it.
 struct FailureClass {

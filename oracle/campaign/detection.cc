@@ -136,6 +136,7 @@ FaultDetection detect_fault(const std::string& fault, const DetectionOptions& op
     c.jobs = options.jobs;
     c.check = options.check;
     c.generator = options.generator;
+    c.probe = options.probe;
     c.faults = on;
     c.stop_at_first_failure = !fault.empty();
     c.out_dir = (fs::path(options.work_dir) / (fault.empty() ? "clean" : fault) / fmt::format("from-{}", start)).string();
@@ -173,9 +174,10 @@ FaultDetection detect_fault(const std::string& fault, const DetectionOptions& op
 std::string detection_markdown(const std::vector<FaultDetection>& faults, const FaultDetection& clean,
                                const DetectionOptions& options) {
   std::string s = fmt::format(
-      "Campaigns from seeds {} ({} jobs), each stopped at its first failure or after {:.0f} s; the first failure "
+      "Campaigns from seeds {} ({} jobs{}), each stopped at its first failure or after {:.0f} s; the first failure "
       "reduced within {:.0f} s.\n\n",
-      fmt::join(options.start_seeds, ", "), options.jobs, options.budget_seconds, options.reduce_seconds);
+      fmt::join(options.start_seeds, ", "), options.jobs, options.probe.empty() ? "" : ", every value probed",
+      options.budget_seconds, options.reduce_seconds);
   s += "| fault | pass | detected | median s to first | median programs | kind | ops before → after | culprit "
        "named | reduce s | oracle calls |\n|---|---|---|---:|---:|---|---|---|---:|---:|\n";
   for (const auto& f : faults) {
@@ -229,6 +231,7 @@ nlohmann::json detection_json(const std::vector<FaultDetection>& faults, const F
   nlohmann::json j{{"start_seeds", options.start_seeds},
                    {"budget_seconds", options.budget_seconds},
                    {"jobs", options.jobs},
+                   {"probe", options.probe.str()},
                    {"reduce_seconds", options.reduce_seconds}};
   j["faults"] = nlohmann::json::array();
   for (const auto& f : faults) j["faults"].push_back(f.to_json());

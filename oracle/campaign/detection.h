@@ -15,6 +15,7 @@
 
 #include "fuzz/generator.h"
 #include "oracle/check/check.h"
+#include "oracle/check/probes.h"
 
 namespace difftest::oracle {
 
@@ -24,6 +25,7 @@ struct DetectionOptions {
   int jobs = 2;
   CheckOptions check = default_check_options();  // what each program gets (`difftest fuzz`'s defaults)
   GeneratorOptions generator;
+  ProbeSelection probe;          // probed programs (`difftest fuzz --probe all`)
   bool reduce = true;            // reduce each campaign's first failure
   double reduce_seconds = 120;   // per reduction
   std::string work_dir;          // campaigns and reductions are written under it

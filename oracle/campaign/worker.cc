@@ -53,7 +53,7 @@ SeedRecord check_seed(uint64_t seed, const CampaignOptions& o) {
   rec.seed = seed;
   try {
     const auto t0 = std::chrono::steady_clock::now();
-    const Program p = generate_program(seed, o.generator);
+    const Program p = campaign_program(seed, o);
     const double generate_ms = seconds_since(t0) * 1000;
     Verdict v = check_program(p, o.check);
     v.times.generate = generate_ms;

@@ -10,6 +10,13 @@
 
 namespace difftest::oracle {
 
+std::string ProbeSelection::str() const {
+  if (all) return "all";
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "%" : ",%") + name;
+  return text;
+}
+
 ProbeSelection parse_probe_selection(const std::string& text, const std::string& flag) {
   ProbeSelection s;
   if (text == "all") {

@@ -25,6 +25,8 @@ struct ProbeSelection {
   bool all = false;                // every value a call computes
   std::vector<std::string> names;  // else these, without the '%'
   bool empty() const { return !all && names.empty(); }
+  // As parse_probe_selection reads it: "all", or "%q,%k" ("" when empty).
+  std::string str() const;
 };
 
 // "all", or comma-separated value names ("%q,%k" or "q,k"); `flag` names the flag in errors.
