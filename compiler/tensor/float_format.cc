@@ -2,7 +2,6 @@
 
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "compiler/ir/diagnostics.h"
@@ -125,17 +124,12 @@ double f16_value(uint16_t bits) {
 uint16_t bf16_bits(double v) {
   const double r = round_to(v, kBf16);
   if (std::isnan(r)) return std::signbit(r) ? 0xffc0 : 0x7fc0;
-  const float f = static_cast<float>(r);  // exact: r is representable in bf16, hence in f32
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return static_cast<uint16_t>(u >> 16);
+  // Exact: r is representable in bf16, hence in f32.
+  return static_cast<uint16_t>(std::bit_cast<uint32_t>(static_cast<float>(r)) >> 16);
 }
 
 double bf16_value(uint16_t bits) {
-  const uint32_t u = static_cast<uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return static_cast<double>(f);
+  return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(bits) << 16));
 }
 
 int64_t float_to_int_dtype(double v, DType t) {

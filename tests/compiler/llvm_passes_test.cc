@@ -38,7 +38,6 @@ const char* kUnpack = R"(func @unpack(W: u32[4], Y: i32[32]) dims() {
 TEST(LlvmPasses, FloorDivisionsOfACountingIndexBecomeShifts) {
   const std::string emitted = emit_llvm_text(loop::parse_module(kUnpack, "unpack.loop"), "t_");
   ASSERT_GT(count(emitted, "sdiv") + count(emitted, "srem"), 0u) << emitted;
-  EXPECT_EQ(optimized(kUnpack, 0), optimized(kUnpack, 0)) << "level 0 is deterministic";
   EXPECT_GT(count(optimized(kUnpack, 0), "sdiv"), 0u) << "level 0 runs no IR pass";
   for (int level : {1, 2, 3}) {
     const std::string ir = optimized(kUnpack, level);
