@@ -344,7 +344,7 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
                               {"cases", nlohmann::json::array()}};
     write_file_atomic((dir.path / "model.onnx").string(), model.bytes);
     for (size_t c = 0; c < cases.size(); ++c) {
-      request["cases"].push_back(write_feeds(model, p, *cases[c], dir.path, fmt::format("c{}_", c)));
+      request["cases"].push_back(write_feeds(model, p, *cases[c], dir.path, fmt::format("c{}_in.bin", c)));
     }
     IsolationLimits worker_limits = limits;
     // The budget is per stage: the session (ORT's optimizer) and each case's run.

@@ -4,9 +4,11 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 
 #include "compiler/ir/diagnostics.h"
@@ -112,17 +114,22 @@ std::vector<std::pair<std::string, Tensor>> feeds_of(const OrtModel& model, cons
 }
 
 nlohmann::json write_feeds(const OrtModel& model, const Program& p, const oracle::Case& c, const fs::path& dir,
-                           const std::string& prefix) {
+                           const std::string& file) {
   nlohmann::json feeds = nlohmann::json::array();
+  std::string blob;
   const auto tensors = feeds_of(model, p, c);
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& fed = tensors[i].second;
     const OrtModel::Input& input = model.inputs[i];
-    const std::string file = fmt::format("{}in{}.bin", prefix, i);
-    write_file_atomic((dir / file).string(), std::string(reinterpret_cast<const char*>(fed.data()), fed.nbytes()));
-    feeds.push_back(
-        {{"name", input.name}, {"type", ort_type_name(input.dtype)}, {"dims", fed.shape()}, {"file", file}});
+    feeds.push_back({{"name", input.name},
+                     {"type", ort_type_name(input.dtype)},
+                     {"dims", fed.shape()},
+                     {"file", file},
+                     {"offset", blob.size()},
+                     {"bytes", fed.nbytes()}});
+    blob.append(reinterpret_cast<const char*>(fed.data()), fed.nbytes());
   }
+  write_file_atomic((dir / file).string(), blob);
   return feeds;
 }
 
@@ -135,6 +142,16 @@ oracle::CompiledRuns::Run read_run(const Program& p, const sym::Env& binding, co
         fmt::format("two runs of the same ONNX Runtime session on the same inputs differ in output {} at byte {}",
                     differs.value("output", std::string("?")), differs.value("byte", 0));
   }
+  // The worker writes a case's outputs into one file, one after another.
+  std::map<std::string, std::string> files;
+  const auto read_once = [&](const std::string& name) -> const std::string& {
+    auto [it, fresh] = files.try_emplace(name);
+    if (fresh) {
+      std::ifstream f(dir / name, std::ios::binary);
+      it->second.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    }
+    return it->second;
+  };
   const auto& outputs = answer.at("outputs");
   if (outputs.size() != p.outputs().size()) {
     throw WrongAnswer(
@@ -151,14 +168,14 @@ oracle::CompiledRuns::Run read_run(const Program& p, const sym::Env& binding, co
       throw WrongAnswer(fmt::format("ONNX Runtime's output {} is {}{} where the program's is {}{}", i, got_type,
                                     nlohmann::json(got_dims).dump(), dtype_name(edge), nlohmann::json(shape).dump()));
     }
-    std::ifstream f(dir / outputs[i].value("file", std::string()), std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const std::string& file = read_once(outputs[i].value("file", std::string()));
+    const size_t offset = std::min(outputs[i].value("offset", size_t{0}), file.size());
+    const size_t size = std::min(outputs[i].value("bytes", file.size() - offset), file.size() - offset);
     Tensor at_edge(edge, shape);
-    if (bytes.size() != at_edge.nbytes()) {
-      throw WrongAnswer(
-          fmt::format("ONNX Runtime's output {} has {} bytes, not {}", i, bytes.size(), at_edge.nbytes()));
+    if (size != at_edge.nbytes()) {
+      throw WrongAnswer(fmt::format("ONNX Runtime's output {} has {} bytes, not {}", i, size, at_edge.nbytes()));
     }
-    if (!bytes.empty()) std::memcpy(at_edge.data(), bytes.data(), bytes.size());
+    if (size > 0) std::memcpy(at_edge.data(), file.data() + offset, size);
     run.outputs.push_back(edge == type.dtype ? std::move(at_edge)
                                              : Tensor::from_doubles(type.dtype, shape, at_edge.to_doubles()));
   }

@@ -1,7 +1,7 @@
 // difftest's ONNX Runtime worker: one long-lived process that the harness (ort_compiler.cc) feeds
 // one JSON request per line on stdin and that answers one JSON line per request on stdout.
-// Tensors travel as raw little-endian files in a directory the request names, so nothing large
-// crosses the pipe. ORT's own log (every transformer it applies, at severity 0) goes to stderr;
+// Tensors travel as raw little-endian byte ranges of files in a directory the request names (a
+// case's inputs in one file, its outputs in another), so nothing large crosses the pipe. ORT's own log (every transformer it applies, at severity 0) goes to stderr;
 // after each answer the worker writes "@@done <id>" there, so the harness knows where one
 // request's log ends.
 //
@@ -11,10 +11,11 @@
 //   {"id": 1, "op": "version"}
 //   {"id": 2, "op": "run", "model": "m.onnx", "level": "all", "disable": ["GeluFusionL1"],
 //    "log": true, "optimized": "opt.onnx" | null, "repeat": 2, "dir": "/tmp/x",
-//    "cases": [[{"name": "x", "type": "float32", "dims": [2, 3], "file": "c0_x.bin"}], ...]}
+//    "cases": [[{"name": "x", "type": "float32", "dims": [2, 3], "file": "c0_in.bin", "offset": 0,
+//                "bytes": 24}, ...], ...]}
 // Answers:
 //   {"id": 2, "ok": true, "session_ms": 12.5, "runs": [{"run_ms": 0.4, "outputs": [{"name", "type",
-//    "dims", "file"}], "differs": null | {"output": "y", "byte": 12}}]}
+//    "dims", "file", "offset", "bytes"}], "differs": null | {"output": "y", "byte": 12}}]}
 //   {"id": 2, "ok": false, "stage": "session" | "run", "case": 0, "error": "..."}
 'use strict';
 
@@ -36,10 +37,14 @@ const kArrays = {
   bool: Uint8Array,
 };
 
-function readTensor(dir, t) {
+// `files` caches each file read, by name.
+function readTensor(dir, t, files) {
   const Array = kArrays[t.type];
   if (!Array) throw new Error(`input ${t.name}: the worker has no tensor type ${t.type}`);
-  const bytes = fs.readFileSync(path.join(dir, t.file));
+  if (!files.has(t.file)) files.set(t.file, fs.readFileSync(path.join(dir, t.file)));
+  const file = files.get(t.file);
+  const bytes = file.subarray(t.offset || 0, (t.offset || 0) + (t.bytes === undefined ? file.length : t.bytes));
+  // A copy: the typed array must start at an offset its element size divides.
   const copy = new Uint8Array(bytes.length);
   copy.set(bytes);
   const data = new Array(copy.buffer, 0, bytes.length / Array.BYTES_PER_ELEMENT);
@@ -93,18 +98,23 @@ async function run(req) {
       let stage = 'inputs';
       process.stderr.write(`@@stage run ${c}\n`);
       try {
-        for (const t of req.cases[c]) feeds[t.name] = readTensor(req.dir, t);
+        const files = new Map();
+        for (const t of req.cases[c]) feeds[t.name] = readTensor(req.dir, t, files);
         stage = 'run';
         const t1 = process.hrtime.bigint();
         const first = await session.run(feeds);
         const run_ms = Number(process.hrtime.bigint() - t1) / 1e6;
         let differs = null;
         for (let r = 1; r < (req.repeat || 1) && !differs; ++r) differs = firstDifference(first, await session.run(feeds));
-        const outputs = session.outputNames.map((name, i) => {
-          const file = `c${c}_out${i}.bin`;
-          fs.writeFileSync(path.join(req.dir, file), bytesOf(first[name]));
-          return {name, type: first[name].type, dims: first[name].dims.map(Number), file};
+        const file = `c${c}_out.bin`;
+        let offset = 0;
+        const outputs = session.outputNames.map((name) => {
+          const bytes = bytesOf(first[name]).length;
+          const out = {name, type: first[name].type, dims: first[name].dims.map(Number), file, offset, bytes};
+          offset += bytes;
+          return out;
         });
+        fs.writeFileSync(path.join(req.dir, file), Buffer.concat(session.outputNames.map((name) => bytesOf(first[name]))));
         runs.push({run_ms, outputs, differs});
       } catch (e) {
         return {ok: false, stage, case: c, error: String(e && e.message ? e.message : e)};

@@ -1,0 +1,105 @@
+// How tensors travel between the harness and the ONNX Runtime worker (ort_model.h): a case's
+// feeds as byte ranges of one file, its outputs as byte ranges of another, read back and checked
+// against the program's types and shapes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "backends/onnxruntime/ort_model.h"
+#include "compiler/ir/parser.h"
+#include "oracle/check/case.h"
+
+namespace difftest::backends {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  TempDir() : path(fs::temp_directory_path() / fmt::format("ort_tensor_files.{}", ::getpid())) {
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  fs::path path;
+};
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+std::string raw(const Tensor& t) { return std::string(reinterpret_cast<const char*>(t.data()), t.nbytes()); }
+
+TEST(OrtTensorFiles, ACasesFeedsAreOneFileOfTheirBytesInTheGraphsInputOrder) {
+  const Program p = parse_program(R"(program @two(n: 1..8) {
+  %x: f32[n, 3] = param
+  %i: i64[4] = param
+  %y: f32[n, 3] = exp(%x)
+  return %y, %i
+}
+)",
+                                  "two.ir");
+  const OrtModel model = export_for_ort(p);
+  const oracle::Case c = oracle::make_case(p, {{"n", 2}}, oracle::CaseOptions{});
+  const TempDir dir;
+  const nlohmann::json feeds = write_feeds(model, p, c, dir.path, "c0_in.bin");
+  const std::string file = file_bytes(dir.path / "c0_in.bin");
+  const auto fed = feeds_of(model, p, c);
+  ASSERT_EQ(feeds.size(), fed.size());
+  std::string expected;
+  for (size_t i = 0; i < fed.size(); ++i) {
+    EXPECT_EQ(feeds[i].at("name"), fed[i].first);
+    EXPECT_EQ(feeds[i].at("file"), "c0_in.bin");
+    EXPECT_EQ(feeds[i].at("offset").get<size_t>(), expected.size()) << i;
+    EXPECT_EQ(feeds[i].at("bytes").get<size_t>(), fed[i].second.nbytes()) << i;
+    expected += raw(fed[i].second);
+  }
+  EXPECT_EQ(file, expected);
+  EXPECT_EQ(file.substr(0, 24), raw(c.inputs.at("x"))) << "x, 2 x 3 f32, first";
+  EXPECT_EQ(file.substr(24, 32), raw(c.inputs.at("i"))) << "then i, 4 i64";
+}
+
+TEST(OrtTensorFiles, OutputsAreReadFromTheirByteRangesAndAWrongRangeIsOrtsFinding) {
+  const Program p = parse_program(R"(program @two() {
+  %a: f32[2] = param
+  %b: i32[3] = param
+  %x: f32[2] = neg(%a)
+  %y: i32[3] = neg(%b)
+  return %x, %y
+}
+)",
+                                  "two.ir");
+  const float x[2] = {1.5f, -2.25f};
+  const int32_t y[3] = {7, -8, 9};
+  std::string blob(reinterpret_cast<const char*>(y), sizeof y);  // y first: the offsets say where
+  blob.append(reinterpret_cast<const char*>(x), sizeof x);
+  const TempDir dir;
+  std::ofstream(dir.path / "c0_out.bin", std::ios::binary) << blob;
+  nlohmann::json answer = {
+      {"run_ms", 0.5},
+      {"differs", nullptr},
+      {"outputs",
+       {{{"name", "x"}, {"type", "float32"}, {"dims", {2}}, {"file", "c0_out.bin"}, {"offset", 12}, {"bytes", 8}},
+        {{"name", "y"}, {"type", "int32"}, {"dims", {3}}, {"file", "c0_out.bin"}, {"offset", 0}, {"bytes", 12}}}}};
+  const oracle::CompiledRuns::Run run = read_run(p, {}, answer, dir.path);
+  ASSERT_EQ(run.outputs.size(), 2u);
+  EXPECT_EQ(run.outputs[0].get(0), 1.5);
+  EXPECT_EQ(run.outputs[0].get(1), -2.25);
+  EXPECT_EQ(run.outputs[1].get(0), 7);
+  EXPECT_EQ(run.outputs[1].get(1), -8);
+  EXPECT_EQ(run.outputs[1].get(2), 9);
+  EXPECT_EQ(run.nondeterminism, "");
+
+  answer["outputs"][0]["offset"] = 16;  // past the end of x: 4 bytes left, 8 wanted
+  try {
+    read_run(p, {}, answer, dir.path);
+    FAIL() << "a range past the end of the file was read";
+  } catch (const WrongAnswer& e) {
+    EXPECT_STREQ(e.what(), "ONNX Runtime's output 0 has 4 bytes, not 8");
+  }
+}
+
+}  // namespace
+}  // namespace difftest::backends
