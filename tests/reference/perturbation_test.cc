@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 #include <string>
 
 #include "compiler/tensor/float_format.h"
@@ -45,6 +46,41 @@ TEST(Perturbation, RandomRoundingTakesEitherNeighbourHalfTheTime) {
   EXPECT_EQ(p.round(1.5, DType::f16), 1.5);  // representable values stay
   EXPECT_EQ(p.round(0.1, DType::f64), 0.1);
   EXPECT_TRUE(std::isinf(p.round(INFINITY, DType::f16)));
+}
+
+// Against round_to_float_dtype and float_neighbour, which Perturbation::round does not call for
+// these dtypes: every draw is one of the two values bracketing x, and over 64 seeds both occur.
+TEST(Perturbation, RandomRoundingGivesOnlyTheTwoValuesBracketingX) {
+  std::mt19937_64 rng(7);
+  for (const DType t : {DType::f32, DType::f16, DType::bf16}) {
+    const double max = t == DType::f32 ? 0x1.fffffep127 : t == DType::f16 ? 65504.0 : 0x1.fep127;
+    const double tiny = t == DType::f32 ? 0x1.0p-149 : t == DType::f16 ? 0x1.0p-24 : 0x1.0p-133;
+    std::vector<double> xs = {
+        max * (1 - 0x1.0p-30), -max * (1 - 0x1.0p-30), max * 1.0001,     tiny / 2,         -tiny / 2, tiny * 1.5,
+        -tiny * 3.25,          1 + 0x1.0p-30,          -(1 + 0x1.0p-30), 0x1.0p-126 * 0.75};
+    for (int i = 0; i < 3000; ++i) {
+      const double magnitude =
+          std::ldexp(1.0 + std::uniform_real_distribution<double>(0, 1)(rng),
+                     std::uniform_int_distribution<int>(std::ilogb(tiny) - 2, std::ilogb(max))(rng));
+      xs.push_back(i % 2 ? magnitude : -magnitude);
+    }
+    for (const double x : xs) {
+      const double nearest = round_to_float_dtype(x, t);
+      const double other = float_neighbour(nearest, x, t);
+      const bool two = nearest != x && std::isfinite(nearest) && std::isfinite(other);
+      bool saw_nearest = false, saw_other = false;
+      for (uint64_t seed = 0; seed < 64; ++seed) {
+        Perturbation p(seed);
+        const double r = p.round(x, t);
+        ASSERT_TRUE(r == nearest || (two && r == other))
+            << dtype_name(t) << " " << x << ": " << r << " (nearest " << nearest << ", other " << other << ")";
+        saw_nearest = saw_nearest || r == nearest;
+        saw_other = saw_other || (two && r == other);
+      }
+      EXPECT_TRUE(saw_nearest) << dtype_name(t) << " " << x;
+      EXPECT_EQ(saw_other, two) << dtype_name(t) << " " << x;
+    }
+  }
 }
 
 TEST(Perturbation, AJitterMovesAQuarterOfTheValuesToEachNeighbour) {
