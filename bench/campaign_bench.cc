@@ -2,11 +2,13 @@
 // bounds, compile, run, compare) on this machine, with the time per stage and the verdict
 // counts. A measurement, never an assertion.
 //   build/bench/campaign_bench [--seeds A..B] [--jobs J] [--opt O0[,O1...]] [--orders N] [--random-bindings R]
-//                              [--target avx512|avx2|avx]
+//                              [--target avx512|avx2|avx] [--kernel-sharing]
 // The default check is `--opt O0,O1,O2,O3 --orders 2` (with the O0~O3 cross-check and the
 // O3-specialized variant, both on here as in `difftest --seed`).
 // The stage times are summed inside the workers (per program, over its bindings); with J
-// workers the wall-clock rate is up to J times the single-worker rate.
+// workers the wall-clock rate is up to J times the single-worker rate. --kernel-sharing then
+// prints how many of the kernels compiled a kernel cache could have reused
+// (oracle/campaign/kernel_sharing.h).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/target/target.h"
 #include "oracle/campaign/campaign.h"
+#include "oracle/campaign/kernel_sharing.h"
 
 int main(int argc, char** argv) {
   namespace oracle = difftest::oracle;
@@ -32,6 +35,8 @@ int main(int argc, char** argv) {
   app.add_option("--random-bindings", random_bindings, "random dim bindings on top of the standard ones");
   std::string target;
   app.add_option("--target", target, "avx512, avx2 or avx (default: the host's widest)");
+  bool kernel_sharing = false;
+  app.add_flag("--kernel-sharing", kernel_sharing, "also measure the hit rate a cache of compiled kernels would have");
   CLI11_PARSE(app, argc, argv);
   try {
     if (!target.empty()) difftest::target::set_default_target(target, "--target");
@@ -66,5 +71,15 @@ int main(int argc, char** argv) {
   fmt::print("\nverdicts:");
   for (const auto& [kind, count] : s.status.counts) fmt::print(" {} {}", kind, count);
   fmt::print("\n{}", oracle::format_summary(s));
+  if (!kernel_sharing) return 0;
+  const oracle::KernelSharing k = oracle::measure_kernel_sharing(o.first_seed, o.last_seed, o.check, o.generator);
+  const auto share = [](int64_t part, int64_t whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
+  fmt::print(
+      "\nkernel cache hit rate (identical emitted LLVM IR, level, FMA and target; {} programs, {} kernels, {} lines):\n"
+      "  a cache per program:  {} kernels hit ({:.1f}%), {:.1f}% of the lines\n"
+      "  a cache per campaign: {} kernels hit ({:.1f}%), {:.1f}% of the lines\n",
+      k.programs, k.kernels, k.lines, k.hits_in_program, share(k.hits_in_program, k.kernels),
+      share(k.hit_lines_in_program, k.lines), k.hits_in_campaign, share(k.hits_in_campaign, k.kernels),
+      share(k.hit_lines_in_campaign, k.lines));
   return 0;
 }
