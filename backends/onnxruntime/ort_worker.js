@@ -61,6 +61,7 @@ function firstDifference(a, b) {
   for (const name of Object.keys(a)) {
     const x = bytesOf(a[name]), y = bytesOf(b[name]);
     if (x.length !== y.length) return {output: name, byte: 0};
+    if (x.equals(y)) continue;  // native: findIndex calls back into JavaScript for every byte
     const at = x.findIndex((v, i) => v !== y[i]);
     if (at >= 0) return {output: name, byte: at};
   }
