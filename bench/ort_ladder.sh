@@ -37,7 +37,7 @@ n, secs = s["programs"], s["seconds"]
 print(f"campaign: {n} programs in {secs:.1f} s: {n / secs:.2f} programs/s")
 print("verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(s["counts"].items())))
 t = s["times_ms"]
-print("ms per program: " + ", ".join(f"{k[:-3]} {v / n:.1f}" for k, v in t.items()))
+print("ms per program: " + ", ".join(f"{k[:-3]} {v / n:.1f}" for k, v in t.items() if not isinstance(v, dict)))
 for f in s["failures"]:
     print(f"finding: {f['signature']} (first seed {f['first_seed']}, {f['programs']} programs)")
 try:
