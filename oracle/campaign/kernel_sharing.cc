@@ -98,11 +98,11 @@ KernelSharing measure_kernel_sharing(uint64_t first, uint64_t last, const CheckO
     }
     ++s.programs;
     std::set<std::string> program;
-    for (const auto& [variant, program_text] : compiles) {
+    for (const auto& [variant, compiled] : compiles) {
       const pipeline::Pipeline pipe = builtin_pipeline(variant);
       std::string emitted;
       try {
-        emitted = codegen::emit_llvm_text(pipeline::run_passes(program_text, pipe.passes).module, kPrefix);
+        emitted = codegen::emit_llvm_text(pipeline::run_passes(compiled, pipe.passes).module, kPrefix);
       } catch (const UserError&) {
         continue;  // a compile_reject: nothing to cache
       }
