@@ -10,46 +10,15 @@
 
 namespace difftest::reference {
 
-double float_neighbour(double r, double x, DType t) {
-  const double towards = x > r ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
-  switch (t) {
-    case DType::f64:
-      return std::nextafter(r, towards);
-    case DType::f32:
-      return std::nextafter(static_cast<float>(r), static_cast<float>(towards));
-    case DType::f16:
-    case DType::bf16: {
-      const bool f16 = t == DType::f16;
-      const uint16_t bits = f16 ? f16_bits(r) : bf16_bits(r);
-      // Sign-magnitude patterns: one step up the magnitude moves away from zero. From zero,
-      // the neighbour is the smallest subnormal on the side of x.
-      uint16_t n;
-      if (r == 0) {
-        n = x > r ? 0x0001 : 0x8001;
-      } else {
-        const bool away_from_zero = (x > r) == (r > 0);
-        n = static_cast<uint16_t>(away_from_zero ? bits + 1 : bits - 1);
-      }
-      return f16 ? f16_value(n) : bf16_value(n);
-    }
-    default:
-      return r;
-  }
-}
-
-uint64_t Perturbation::next() {
-  // splitmix64: a counter-based generator, so a member's draws depend on its seed alone.
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 namespace {
 
-// The neighbour of a nonzero value with sign-magnitude bits `bits` one step toward `x`.
+// The neighbour of `value`, whose float pattern is `bits`, one step toward `x`. Sign-magnitude
+// patterns: one step up the magnitude moves away from zero; from zero, the neighbour is the
+// smallest subnormal on the side of x.
 template <typename Bits>
 Bits step_toward(Bits bits, double value, double x) {
+  constexpr Bits kSign = Bits{1} << (8 * sizeof(Bits) - 1);
+  if (value == 0) return x > 0 ? Bits{1} : static_cast<Bits>(kSign | 1);
   return static_cast<Bits>((x > value) == (value > 0) ? bits + 1 : bits - 1);
 }
 
@@ -65,8 +34,7 @@ void bracket(double x, DType t, double& nearest, double& other) {
         const float n = static_cast<float>(x);  // one rounding, to nearest even
         nearest = n;
         if (nearest == x) return;
-        const uint32_t bits = std::bit_cast<uint32_t>(n);
-        other = std::bit_cast<float>(n == 0 ? (x > 0 ? 0x00000001u : 0x80000001u) : step_toward(bits, nearest, x));
+        other = std::bit_cast<float>(step_toward(std::bit_cast<uint32_t>(n), nearest, x));
         return;
       }
       break;
@@ -76,7 +44,7 @@ void bracket(double x, DType t, double& nearest, double& other) {
       const uint16_t bits = f16 ? f16_bits(x) : bf16_bits(x);
       nearest = f16 ? f16_value(bits) : bf16_value(bits);
       if (nearest == x || !std::isfinite(nearest)) return;
-      const uint16_t toward = nearest == 0 ? (x > 0 ? 0x0001 : 0x8001) : step_toward(bits, nearest, x);
+      const uint16_t toward = step_toward(bits, nearest, x);
       other = f16 ? f16_value(toward) : bf16_value(toward);
       return;
     }
@@ -88,6 +56,30 @@ void bracket(double x, DType t, double& nearest, double& other) {
 }
 
 }  // namespace
+
+double float_neighbour(double r, double x, DType t) {
+  const double towards = x > r ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+  switch (t) {
+    case DType::f64:
+      return std::nextafter(r, towards);
+    case DType::f32:
+      return std::nextafter(static_cast<float>(r), static_cast<float>(towards));
+    case DType::f16:
+      return f16_value(step_toward(f16_bits(r), r, x));
+    case DType::bf16:
+      return bf16_value(step_toward(bf16_bits(r), r, x));
+    default:
+      return r;
+  }
+}
+
+uint64_t Perturbation::next() {
+  // splitmix64: a counter-based generator, so a member's draws depend on its seed alone.
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 double Perturbation::round(double x, DType t) {
   if (t == DType::f64 || !std::isfinite(x)) return x;

@@ -43,7 +43,7 @@ function readTensor(dir, t, files) {
   if (!Array) throw new Error(`input ${t.name}: the worker has no tensor type ${t.type}`);
   if (!files.has(t.file)) files.set(t.file, fs.readFileSync(path.join(dir, t.file)));
   const file = files.get(t.file);
-  const bytes = file.subarray(t.offset || 0, (t.offset || 0) + (t.bytes === undefined ? file.length : t.bytes));
+  const bytes = file.subarray(t.offset, t.offset + t.bytes);
   // A copy: the typed array must start at an offset its element size divides.
   const copy = new Uint8Array(bytes.length);
   copy.set(bytes);
@@ -108,14 +108,15 @@ async function run(req) {
         let differs = null;
         for (let r = 1; r < (req.repeat || 1) && !differs; ++r) differs = firstDifference(first, await session.run(feeds));
         const file = `c${c}_out.bin`;
+        const buffers = session.outputNames.map((name) => bytesOf(first[name]));
         let offset = 0;
-        const outputs = session.outputNames.map((name) => {
-          const bytes = bytesOf(first[name]).length;
-          const out = {name, type: first[name].type, dims: first[name].dims.map(Number), file, offset, bytes};
-          offset += bytes;
+        const outputs = session.outputNames.map((name, i) => {
+          const out = {name, type: first[name].type, dims: first[name].dims.map(Number), file, offset,
+                       bytes: buffers[i].length};
+          offset += buffers[i].length;
           return out;
         });
-        fs.writeFileSync(path.join(req.dir, file), Buffer.concat(session.outputNames.map((name) => bytesOf(first[name]))));
+        fs.writeFileSync(path.join(req.dir, file), Buffer.concat(buffers));
         runs.push({run_ms, outputs, differs});
       } catch (e) {
         return {ok: false, stage, case: c, error: String(e && e.message ? e.message : e)};
