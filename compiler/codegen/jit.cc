@@ -10,6 +10,7 @@
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -44,7 +45,7 @@ void check(llvm::Error e, const char* what) {
 llvm::orc::JITTargetMachineBuilder machine_builder(const target::Target& target, const JitOptions& options) {
   llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
   jtmb.setCPU(target.llvm_cpu);
-  const int level = options.llvm_opt_level;
+  const int level = options.machine_code == MachineCode::Fast ? 0 : options.llvm_opt_level;
   jtmb.setCodeGenOptLevel(level == 0   ? llvm::CodeGenOpt::None
                           : level == 1 ? llvm::CodeGenOpt::Less
                           : level == 2 ? llvm::CodeGenOpt::Default
@@ -86,6 +87,13 @@ void initialize_llvm() {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // At the None level LLVM selects instructions with FastISel, which contracts no scalar
+    // a*b+c into an FMA: every level selects with SelectionDAG instead, so whether a product
+    // contracts depends on the variant's FMA setting and not on its machine-code effort.
+    auto& options = llvm::cl::getRegisteredOptions();
+    const auto fast_isel = options.find("fast-isel");
+    DT_CHECK(fast_isel != options.end() && !fast_isel->second->addOccurrence(0, "fast-isel", "false"),
+             "LLVM has no -fast-isel option to turn off");
     llvm::StringMap<bool> features;
     // f16 rounding after every operation relies on the F16C conversions; without them LLVM
     // would call a half-precision libcall whose ABI differs between GCC 12 and LLVM 14.

@@ -13,9 +13,20 @@ namespace difftest::codegen {
 // The calling convention of every generated kernel.
 using KernelFn = void (*)(void** buffers, const int64_t* dims);
 
+// How much work LLVM's code generator puts into the machine code of the optimized LLVM IR.
+enum class MachineCode {
+  Optimized,  // the code generator at the LLVM level (None, Less, Default, Aggressive): what a user runs
+  // The code generator at LLVM's None level: the same instruction selection (SelectionDAG, so
+  // the same products contract into FMAs), then the fast register allocator and no machine-level
+  // optimization. The machine passes are LLVM's, not the compiler under test, and took about 40%
+  // of a campaign's time (docs/compiler.md); the checks use this.
+  Fast,
+};
+
 struct JitOptions {
-  int llvm_opt_level = 0;  // 0..3: the IR pass pipeline and the code generator's level
+  int llvm_opt_level = 0;  // 0..3: the IR pass pipeline, and the code generator's level when Optimized
   bool fma_contraction = false;
+  MachineCode machine_code = MachineCode::Optimized;
 };
 
 class JitModule {

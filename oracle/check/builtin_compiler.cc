@@ -89,8 +89,9 @@ class BuiltinCompiler final : public CompilerUnderTest {
     run_options.before_pass = [&](const std::string& pass) { progress.stage(encode_stage(Stage::compile(pass))); };
     pipeline::Lowered lowered = pipeline::run_passes(p, pipe.passes, run_options);
     progress.stage(encode_stage(Stage::codegen()));
-    const runtime::Executable exe(std::move(lowered.graph), std::move(lowered.module),
-                                  codegen::JitOptions{pipe.llvm_opt_level, pipe.fma_contraction});
+    const runtime::Executable exe(
+        std::move(lowered.graph), std::move(lowered.module),
+        codegen::JitOptions{pipe.llvm_opt_level, pipe.fma_contraction, codegen::MachineCode::Fast});
     CompiledRuns out;
     out.compile_ms = ms_since(t0);
     out.kernels = exe.module().funcs.size();
@@ -129,8 +130,10 @@ class BuiltinCompiler final : public CompilerUnderTest {
 
   std::string environment(const Variant& variant) const override {
     const pipeline::Pipeline pipe = builtin_pipeline(variant);
-    return fmt::format("difftest {} (embedded compiler, LLVM 14 JIT at -O{}{}, target {})", kDifftestVersion,
-                       pipe.llvm_opt_level, pipe.fma_contraction ? ", FMA contraction" : "", target());
+    return fmt::format(
+        "difftest {} (embedded compiler, LLVM 14 JIT: IR passes at -O{}{}, machine code at LLVM's fast "
+        "level, target {})",
+        kDifftestVersion, pipe.llvm_opt_level, pipe.fma_contraction ? ", FMA contraction" : "", target());
   }
 
   std::string replay_flags(const Variant& variant) const override {
