@@ -53,6 +53,10 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const target::Target& target,
   // Fast: the code generator may contract a*b+c into one FMA (one rounding instead of two);
   // the tolerance allows either.
   jtmb.getOptions().AllowFPOpFusion = options.fma_contraction ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
+  // FastISel selects instructions faster than SelectionDAG but contracts no scalar a*b+c: it is
+  // used only where contraction is not allowed, and only at the None level (LLVM would use it at
+  // any level once enabled), so a product contracts exactly when the variant allows it.
+  jtmb.getOptions().EnableFastISel = level == 0 && !options.fma_contraction;
   return jtmb;
 }
 
@@ -87,9 +91,8 @@ void initialize_llvm() {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-    // At the None level LLVM selects instructions with FastISel, which contracts no scalar
-    // a*b+c into an FMA: every level selects with SelectionDAG instead, so whether a product
-    // contracts depends on the variant's FMA setting and not on its machine-code effort.
+    // Left to itself, LLVM selects instructions at the None level with FastISel whatever the
+    // FMA setting; machine_builder decides instead, per compile.
     auto& options = llvm::cl::getRegisteredOptions();
     const auto fast_isel = options.find("fast-isel");
     DT_CHECK(fast_isel != options.end() && !fast_isel->second->addOccurrence(0, "fast-isel", "false"),
