@@ -16,10 +16,10 @@ using KernelFn = void (*)(void** buffers, const int64_t* dims);
 // How much work LLVM's code generator puts into the machine code of the optimized LLVM IR.
 enum class MachineCode {
   Optimized,  // the code generator at the LLVM level (None, Less, Default, Aggressive): what a user runs
-  // The code generator at LLVM's None level: the same instruction selection (SelectionDAG, so
-  // the same products contract into FMAs), then the fast register allocator and no machine-level
-  // optimization. The machine passes are LLVM's, not the compiler under test, and took about 40%
-  // of a campaign's time (docs/compiler.md); the checks use this.
+  // The code generator at LLVM's None level: the fast register allocator and no machine-level
+  // optimization, the same products contracted into FMAs. The machine passes are LLVM's, not
+  // the compiler under test, and took about 40% of a campaign's time (docs/compiler.md); the
+  // checks use this.
   Fast,
 };
 
