@@ -94,6 +94,7 @@ namespace {
 Lowered run_passes(const Program& p, const std::vector<std::string>& passes, const RunOptions& options) {
   Lowered out{p, {}, 0};
   bool lowered = false;
+  bool graph_verified = false;  // out.graph has passed the verifier
   for (const auto& name : passes) {
     const PassInfo& pass = find_pass(name);
     if (options.disabled.count(name)) continue;
@@ -116,8 +117,10 @@ Lowered run_passes(const Program& p, const std::vector<std::string>& passes, con
           if (std::string why = pass.graph_precondition(out.graph); !why.empty()) refuse(name, why);
         }
         Program next = pass.graph(out.graph);
-        if (options.verify_each) verify(next);
         const bool changed = !next.same_as(out.graph);
+        // A pass that changed nothing returns the program it was given: verified once is enough.
+        if (options.verify_each && (changed || !graph_verified)) verify(next);
+        graph_verified = options.verify_each;
         out.graph = std::move(next);
         if (changed && options.print_after) options.print_after(name, print(out.graph));
         break;
