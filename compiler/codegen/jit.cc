@@ -1,6 +1,7 @@
 #include "compiler/codegen/jit.h"
 
 #include <fmt/format.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -122,8 +123,20 @@ JitModule::JitModule(const loop::Module& m, const JitOptions& options) : impl_(s
                                 target.name, missing, target::host_target().name));
   }
   llvm::orc::JITTargetMachineBuilder jtmb = machine_builder(target, options);
-  auto tm = unwrap(jtmb.createTargetMachine(), "target machine");
-  impl_->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "LLJIT");
+  // One target machine serves the IR passes, the data layout and the code generator: left to
+  // itself LLJIT would build two more, each with its own subtarget, for every compile.
+  std::unique_ptr<llvm::TargetMachine> owned_tm = unwrap(jtmb.createTargetMachine(), "target machine");
+  llvm::TargetMachine* tm = owned_tm.get();
+  auto compiler = [&owned_tm](llvm::orc::JITTargetMachineBuilder)
+      -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+    return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(std::move(owned_tm));
+  };
+  impl_->jit = unwrap(llvm::orc::LLJITBuilder()
+                          .setJITTargetMachineBuilder(jtmb)
+                          .setDataLayout(tm->createDataLayout())
+                          .setCompileFunctionCreator(compiler)
+                          .create(),
+                      "LLJIT");
   auto& dylib = impl_->jit->getMainJITDylib();
   dylib.addGenerator(unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
                                 impl_->jit->getDataLayout().getGlobalPrefix()),
