@@ -3,18 +3,48 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "compiler/faults/faults.h"
+#include "compiler/ir/printer.h"
 #include "compiler/ir/sym_simplify.h"
 #include "compiler/ops/op.h"
 #include "compiler/pipeline/compile.h"
+#include "compiler/target/target.h"
 
 namespace difftest::passes {
 
 namespace {
+
+// The values of a one-call program compiled at O0, or nullopt when the op rejects its values at
+// run time (left to run time then). The variants of a check run FoldConstant on the same
+// program and fold the same calls, so a process compiles each distinct call once: the memo's
+// key is everything that compile depends on, the call program's IR text (exact: doubles print
+// in their shortest round-trip form), the target and the enabled faults.
+std::optional<std::vector<Tensor>> values_at_o0(const Program& one) {
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<std::vector<Tensor>>> memo;
+  const std::string key =
+      fmt::format("{}\n{}\n{}", target::default_target().name, fmt::join(faults::enabled_faults(), ","), print(one));
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+  }
+  std::optional<std::vector<Tensor>> values;
+  try {
+    values = pipeline::compile(one, pipeline::find_pipeline("O0")).run({});
+  } catch (const UserError&) {
+    values = std::nullopt;
+  }
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (memo.size() >= 4096) memo.clear();  // a long-lived process (the test suites) stays bounded
+  memo.emplace(key, values);
+  return values;
+}
 
 // `d` as a constant, when the simplifier or the ranges pin it to one value.
 std::optional<sym::Expr> static_dim(const sym::Expr& d, const sym::Ranges& ranges) {
@@ -215,12 +245,9 @@ class Folder {
       bindings.push_back(Binding::call(results, &call.op(), std::move(args), std::move(*attrs), call.loc()));
     }
     const Program one = Program::make("fold", {}, std::move(bindings), results);
-    std::vector<Tensor> values;
-    try {
-      values = pipeline::compile(one, pipeline::find_pipeline("O0")).run({});
-    } catch (const UserError&) {
-      return std::nullopt;  // the op rejects these values at run time: leave it to run time
-    }
+    const std::optional<std::vector<Tensor>> computed = values_at_o0(one);
+    if (!computed) return std::nullopt;
+    const std::vector<Tensor>& values = *computed;
     for (const auto& v : values) {
       if (!printable(v)) return std::nullopt;
     }

@@ -1,10 +1,12 @@
 // FoldConstant: IR-in/IR-out cases and the property that it preserves the reference.
+#include "compiler/passes/fold_constant.h"
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <string>
 
-#include "compiler/passes/fold_constant.h"
+#include "compiler/faults/faults.h"
 #include "compiler/tensor/constant.h"
 #include "fuzz/generator.h"
 #include "tests/support/pass_testing.h"
@@ -128,6 +130,29 @@ program @p() {
   for (int i = 0; i < 3; ++i) want += (i ? ", " : "") + attr_value_str(AttrValue(-u.get(i)));
   want += "]\n  return %0, %v\n}\n";
   EXPECT_EQ(print(after), want);
+}
+
+// FoldConstant computes a fold with the compiler's own O0 and keeps it for the next variant that
+// folds the same call: a fault in that compile must still change what it folds (the memo's key
+// holds the enabled faults), and turning it off must bring the right values back.
+TEST(FoldConstant, AFaultInTheFoldingCompileChangesTheFoldEvenAfterTheSameFoldWithoutIt) {
+  const Program before = testing::parse_case(R"(
+program @p() {
+  %a: f32[2] = const [2, 3]
+  %b: f32[2] = const [4, 5]
+  %0: f32[2] = mul(%a, %b)
+  return %0
+}
+)");
+  auto folded = [&] { return print(testing::run_graph_pass("FoldConstant", before)); };
+  const std::string clean = folded();
+  EXPECT_NE(clean.find("%0: f32[2] = const [8, 15]"), std::string::npos) << clean;
+  {
+    const faults::ScopedFaults on{"mul-drops-tail"};  // the mul lowering writes a*0 to the last element
+    const std::string faulty = folded();
+    EXPECT_NE(faulty.find("%0: f32[2] = const [8, 0]"), std::string::npos) << faulty;
+  }
+  EXPECT_EQ(folded(), clean);
 }
 
 TEST(FoldConstant, MustNotFoldASymbolicShapeArange) {
