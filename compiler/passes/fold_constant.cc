@@ -28,6 +28,7 @@ namespace {
 std::optional<std::vector<Tensor>> values_at_o0(const Program& one) {
   static std::mutex mutex;
   static std::map<std::string, std::optional<std::vector<Tensor>>> memo;
+  static size_t memo_bytes = 0;
   const std::string key =
       fmt::format("{}\n{}\n{}", target::default_target().name, fmt::join(faults::enabled_faults(), ","), print(one));
   {
@@ -40,9 +41,18 @@ std::optional<std::vector<Tensor>> values_at_o0(const Program& one) {
   } catch (const UserError&) {
     values = std::nullopt;
   }
+  size_t bytes = key.size();
+  if (values) {
+    for (const Tensor& t : *values) bytes += t.nbytes();
+  }
   const std::lock_guard<std::mutex> lock(mutex);
-  if (memo.size() >= 4096) memo.clear();  // a long-lived process (the test suites) stays bounded
-  memo.emplace(key, values);
+  // A long-lived process (the test suites, a reduction) stays bounded: a check needs only its
+  // own program's folds.
+  if (memo_bytes + bytes > (size_t{32} << 20)) {
+    memo.clear();
+    memo_bytes = 0;
+  }
+  if (memo.emplace(key, values).second) memo_bytes += bytes;
   return values;
 }
 
