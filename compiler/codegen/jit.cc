@@ -96,8 +96,9 @@ void initialize_llvm() {
     // FMA setting; machine_builder decides instead, per compile.
     auto& options = llvm::cl::getRegisteredOptions();
     const auto fast_isel = options.find("fast-isel");
-    DT_CHECK(fast_isel != options.end() && !fast_isel->second->addOccurrence(0, "fast-isel", "false"),
-             "LLVM has no -fast-isel option to turn off");
+    DT_CHECK(fast_isel != options.end(), "LLVM has no -fast-isel option");
+    const bool refused = fast_isel->second->addOccurrence(0, "fast-isel", "false");
+    DT_CHECK(!refused, "LLVM refused -fast-isel=false");
     llvm::StringMap<bool> features;
     // f16 rounding after every operation relies on the F16C conversions; without them LLVM
     // would call a half-precision libcall whose ABI differs between GCC 12 and LLVM 14.

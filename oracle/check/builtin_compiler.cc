@@ -23,6 +23,9 @@ namespace {
 
 constexpr const char* kSpecializedName = "-specialized";
 constexpr const char* kOrderPrefix = "order";
+// Every check generates machine code at LLVM's fast level (codegen/jit.h): the machine passes
+// are LLVM's, not the compiler under test.
+constexpr codegen::MachineCode kCheckedMachineCode = codegen::MachineCode::Fast;
 
 class BuiltinCompiler final : public CompilerUnderTest {
  public:
@@ -89,9 +92,8 @@ class BuiltinCompiler final : public CompilerUnderTest {
     run_options.before_pass = [&](const std::string& pass) { progress.stage(encode_stage(Stage::compile(pass))); };
     pipeline::Lowered lowered = pipeline::run_passes(p, pipe.passes, run_options);
     progress.stage(encode_stage(Stage::codegen()));
-    const runtime::Executable exe(
-        std::move(lowered.graph), std::move(lowered.module),
-        codegen::JitOptions{pipe.llvm_opt_level, pipe.fma_contraction, codegen::MachineCode::Fast});
+    const runtime::Executable exe(std::move(lowered.graph), std::move(lowered.module),
+                                  codegen::JitOptions{pipe.llvm_opt_level, pipe.fma_contraction, kCheckedMachineCode});
     CompiledRuns out;
     out.compile_ms = ms_since(t0);
     out.kernels = exe.module().funcs.size();
@@ -130,9 +132,10 @@ class BuiltinCompiler final : public CompilerUnderTest {
 
   std::string environment(const Variant& variant) const override {
     const pipeline::Pipeline pipe = builtin_pipeline(variant);
+    static_assert(kCheckedMachineCode == codegen::MachineCode::Fast, "the line below names the machine code");
     return fmt::format(
-        "difftest {} (embedded compiler, LLVM 14 JIT: IR passes at -O{}{}, machine code at LLVM's fast "
-        "level, target {})",
+        "difftest {} (embedded compiler, LLVM 14 JIT: IR passes at -O{}{}, machine code at LLVM's fast level, "
+        "target {})",
         kDifftestVersion, pipe.llvm_opt_level, pipe.fma_contraction ? ", FMA contraction" : "", target());
   }
 
