@@ -17,7 +17,7 @@ namespace difftest::passes {
 
 constexpr int64_t kMaxUnrolledExtent = 64;
 constexpr int64_t kMaxSmallExtent = 8;
-constexpr int64_t kMaxSmallStatements = 64;
+constexpr int64_t kMaxSmallStatements = 16;
 
 loop::Module unroll(const loop::Module& m);  // functions keep their bodies (same_as) when unchanged
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "compiler/passes/unroll.h"
 #include "fuzz/generator.h"
 #include "tests/support/loop_pass_testing.h"
 #include "tests/support/rc_choices.h"
@@ -87,28 +88,29 @@ func @f(X: f32[n, 9], Y: f32[n, 9]) dims(n) {
                         "serial loop that is not innermost all stay");
 }
 
-// Inner loops unroll first; a loop whose copies would pass 64 statements stays a loop, so a
-// nest of small constant loops does not cascade into one straight-line block.
+// Inner loops unroll first; a loop whose copies would pass the budget (16 statements) stays a
+// loop, so a nest of small constant loops does not cascade into one straight-line block.
 TEST(Unroll, StopsANestOfSmallLoopsAtItsStatementBudget) {
+  static_assert(passes::kMaxSmallStatements == 16, "the nest below is sized for a budget of 16");
   std::string stores;
-  for (int c = 0; c < 24; ++c) {
-    const std::string at = c == 0 ? "(24 * i)" : fmt::format("((24 * i) + {})", c);
+  for (int c = 0; c < 12; ++c) {
+    const std::string at = c == 0 ? "(12 * i)" : fmt::format("((12 * i) + {})", c);
     stores += fmt::format("    Y[{}] = X[{}]\n", at, at);
   }
   expect_loop_fixpoint_rewrite(
       "Unroll", R"(
-func @f(X: f32[96], Y: f32[96]) dims() {
+func @f(X: f32[48], Y: f32[48]) dims() {
   for (i, 0, 4) serial {
-    for (j, 0, 8) serial {
+    for (j, 0, 4) serial {
       for (k, 0, 3) serial {
-        Y[((i * 24) + ((j * 3) + k))] = X[((i * 24) + ((j * 3) + k))]
+        Y[((i * 12) + ((j * 3) + k))] = X[((i * 12) + ((j * 3) + k))]
       }
     }
   }
 }
 )",
-      "\nfunc @f(X: f32[96], Y: f32[96]) dims() {\n  for (i, 0, 4) serial {\n" + stores + "  }\n}\n",
-      "k (3 copies) and j (8 x 3 = 24) unroll; i would make 96 and stays");
+      "\nfunc @f(X: f32[48], Y: f32[48]) dims() {\n  for (i, 0, 4) serial {\n" + stores + "  }\n}\n",
+      "k (3 copies) and j (4 x 3 = 12) unroll; i would make 48 and stays");
 }
 
 TEST(Unroll, DropsAnEmptyLoop) {
