@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <string>
+#include <unordered_map>
 
 #include "compiler/ir/checked.h"
 #include "compiler/ir/diagnostics.h"
@@ -295,10 +297,50 @@ std::optional<Expr> apply_rule(const RewriteRule& rule, const Expr& e, const Ran
   return try_rule(rule, e, ranges);
 }
 
+namespace {
+
+// Every variant of a program simplifies the same index expressions again (LoopSimplify runs in
+// every pipeline, twice at O3; Unroll re-simplifies each copy's indices), so a process keeps
+// the results: simplify is a function of (e, ranges) alone, and a kept result is the one it
+// would recompute.
+struct KeptSimplification {
+  Expr e;
+  Ranges ranges;
+  Expr simplified;
+};
+
+size_t key_hash(const Expr& e, const Ranges& ranges) {
+  size_t h = e.hash();
+  const auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  for (const auto& [name, range] : ranges) {
+    mix(std::hash<std::string>{}(name));
+    mix(static_cast<size_t>(range.lo));
+    mix(static_cast<size_t>(range.hi));
+  }
+  return h;
+}
+
+// Bounded by its count of entries: past it, the memo starts over.
+constexpr size_t kMaxKeptSimplifications = size_t{1} << 16;
+
+}  // namespace
+
 Expr simplify(const Expr& e, const Ranges& ranges) {
   if (!e.defined()) return e;
+  thread_local std::unordered_multimap<size_t, KeptSimplification> kept;
+  const size_t hash = key_hash(e, ranges);
+  for (auto [it, end] = kept.equal_range(hash); it != end; ++it) {
+    if (it->second.e == e && it->second.ranges == ranges) {
+      // An expression simplify leaves alone comes back as the caller's own node, as it would
+      // without the memo (passes tell an unchanged IR by identity).
+      return it->second.simplified.same_as(it->second.e) ? e : it->second.simplified;
+    }
+  }
   Simplifier s(ranges);
-  return s.run(e);
+  Expr out = s.run(e);
+  if (kept.size() >= kMaxKeptSimplifications) kept.clear();
+  kept.emplace(hash, KeptSimplification{e, ranges, out});
+  return out;
 }
 
 }  // namespace difftest::sym

@@ -67,6 +67,22 @@ TEST(Simplify, ConvOutputLength) {
   EXPECT_EQ(simp("(n + 2*1 - 1*(3 - 1) - 1) // 2 + 1"), "(n - 1) // 2 + 1");
 }
 
+// simplify keeps its results for the rest of the process (every variant simplifies the same
+// indices): a kept result must answer only the same expression under the same ranges, and an
+// expression simplify returns as it is (a variable) must come back as the caller's own node.
+TEST(Simplify, KeptResultsAnswerOnlyTheSameExpressionUnderTheSameRanges) {
+  const Ranges narrow = {{"n", Range{0, 3}}};
+  const Ranges wide = {{"n", Range{0, 300}}};
+  EXPECT_EQ(to_string(simplify(parse("n // 4 + n % 4"), narrow)), "n");
+  EXPECT_EQ(to_string(simplify(parse("n // 4 + n % 4"), wide)), "n // 4 + n % 4");
+  EXPECT_EQ(to_string(simplify(parse("n // 4 + n % 4"), narrow)), "n");
+  const Expr first = parse("n");
+  const Expr second = parse("n");
+  ASSERT_FALSE(first.same_as(second));
+  EXPECT_TRUE(simplify(first, wide).same_as(first));
+  EXPECT_TRUE(simplify(second, wide).same_as(second));
+}
+
 TEST(Prove, EqualitiesBoundsAndDivisibility) {
   EXPECT_EQ(prove_eq(parse("n*64"), parse("n*2*32"), kDims), Truth::True);
   EXPECT_EQ(prove_eq(parse("n*64"), parse("n*33"), kDims), Truth::False);
