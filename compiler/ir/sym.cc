@@ -4,6 +4,7 @@
 
 #include "compiler/ir/checked.h"
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ir/hash_mix.h"
 
 namespace difftest::sym {
 
@@ -16,20 +17,13 @@ struct Node {
   int depth = 1;
 };
 
-namespace {
-
-size_t mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
-
-
-}  // namespace
-
 Expr::Expr(int64_t value) : Expr(constant(value)) {}
 
 Expr Expr::constant(int64_t value) {
   auto n = std::make_shared<Node>();
   n->op = Op::Const;
   n->value = value;
-  n->hash = mix(static_cast<size_t>(Op::Const), std::hash<int64_t>()(value));
+  n->hash = hash_mix(static_cast<size_t>(Op::Const), std::hash<int64_t>()(value));
   return Expr(std::move(n));
 }
 
@@ -38,7 +32,7 @@ Expr Expr::var(const std::string& name) {
   auto n = std::make_shared<Node>();
   n->op = Op::Var;
   n->name = name;
-  n->hash = mix(static_cast<size_t>(Op::Var), std::hash<std::string>()(name));
+  n->hash = hash_mix(static_cast<size_t>(Op::Var), std::hash<std::string>()(name));
   return Expr(std::move(n));
 }
 
@@ -49,7 +43,7 @@ Expr Expr::make(Op op, const Expr& a, const Expr& b) {
   n->op = op;
   n->a = a;
   n->b = b;
-  n->hash = mix(mix(static_cast<size_t>(op), a.hash()), b.hash());
+  n->hash = hash_mix(hash_mix(static_cast<size_t>(op), a.hash()), b.hash());
   n->depth = 1 + std::max(a.depth(), b.depth());
   return Expr(std::move(n));
 }

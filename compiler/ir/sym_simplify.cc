@@ -8,6 +8,7 @@
 
 #include "compiler/ir/checked.h"
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ir/hash_mix.h"
 #include "compiler/ir/lexer.h"
 #include "compiler/ir/sym_parse.h"
 #include "compiler/ir/sym_poly.h"
@@ -311,11 +312,10 @@ struct KeptSimplification {
 
 size_t key_hash(const Expr& e, const Ranges& ranges) {
   size_t h = e.hash();
-  const auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
   for (const auto& [name, range] : ranges) {
-    mix(std::hash<std::string>{}(name));
-    mix(static_cast<size_t>(range.lo));
-    mix(static_cast<size_t>(range.hi));
+    h = hash_mix(h, std::hash<std::string>{}(name));
+    h = hash_mix(h, static_cast<size_t>(range.lo));
+    h = hash_mix(h, static_cast<size_t>(range.hi));
   }
   return h;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/faults/faults.h"
+#include "compiler/ir/hash_mix.h"
 
 namespace difftest::passes {
 
@@ -70,20 +71,18 @@ bool repeats(const Binding& first, const Binding& b, const std::vector<Value>& a
   return &first.op() == &b.op() && same_args(first.args(), args) && same_attrs(first.attrs(), b.attrs());
 }
 
-void mix(size_t& h, size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); }
-
 // Only a bucket index: candidates are compared in full, in program order.
 size_t bucket_of(const Binding& b, const std::vector<Value>& args) {
   size_t h = static_cast<size_t>(b.kind());
-  mix(h, std::hash<std::string>{}(b.results().front().type().str()));
+  h = hash_mix(h, std::hash<std::string>{}(b.results().front().type().str()));
   if (b.kind() == BindingKind::Const) {
     const ConstantInit& c = b.constant();
-    mix(h, static_cast<size_t>(c.kind));
-    mix(h, c.seed);
+    h = hash_mix(h, static_cast<size_t>(c.kind));
+    h = hash_mix(h, c.seed);
     return h;
   }
-  mix(h, std::hash<const void*>{}(&b.op()));
-  for (const auto& a : args) mix(h, std::hash<const void*>{}(a.get()));
+  h = hash_mix(h, std::hash<const void*>{}(&b.op()));
+  for (const auto& a : args) h = hash_mix(h, std::hash<const void*>{}(a.get()));
   return h;
 }
 
