@@ -11,18 +11,19 @@
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "compiler/codegen/codegen.h"
+#include "compiler/codegen/contract_multiply_adds.h"
 #include "compiler/codegen/llvm_passes.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/runtime/thread_pool.h"
@@ -51,13 +52,13 @@ llvm::orc::JITTargetMachineBuilder machine_builder(const target::Target& target,
                           : level == 1 ? llvm::CodeGenOpt::Less
                           : level == 2 ? llvm::CodeGenOpt::Default
                                        : llvm::CodeGenOpt::Aggressive);
-  // Fast: the code generator may contract a*b+c into one FMA (one rounding instead of two);
-  // the tolerance allows either.
-  jtmb.getOptions().AllowFPOpFusion = options.fma_contraction ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
-  // FastISel selects instructions faster than SelectionDAG but contracts no scalar a*b+c: it is
-  // used only where contraction is not allowed, and only at the None level (LLVM would use it at
-  // any level once enabled), so a product contracts exactly when the variant allows it.
-  jtmb.getOptions().EnableFastISel = level == 0 && !options.fma_contraction;
+  // Standard: the code generator contracts no a*b+c of its own. A variant that allows contraction
+  // gets its FMAs from contract_multiply_adds, in the IR, so FastISel (which never contracts) and
+  // SelectionDAG compile the same products into FMAs; the tolerance allows either rounding.
+  jtmb.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Standard;
+  // FastISel selects instructions faster than SelectionDAG; only at the None level (LLVM would use
+  // it at any level once enabled).
+  jtmb.getOptions().EnableFastISel = level == 0;
   return jtmb;
 }
 
@@ -82,6 +83,11 @@ std::unique_ptr<llvm::Module> optimized_module(const loop::Module& m, const std:
   mod->setDataLayout(tm.createDataLayout());
   mod->setTargetTriple(tm.getTargetTriple().str());
   run_llvm_passes(*mod, &tm, options.llvm_opt_level);
+  // Without FMA instructions an llvm.fma is a libm call: LLVM's own contraction would not fuse there.
+  const auto& features = m.target->required_features;
+  if (options.fma_contraction && std::find(features.begin(), features.end(), "fma") != features.end()) {
+    contract_multiply_adds(*mod);
+  }
   return mod;
 }
 
@@ -92,13 +98,6 @@ void initialize_llvm() {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-    // Left to itself, LLVM selects instructions at the None level with FastISel whatever the
-    // FMA setting; machine_builder decides instead, per compile.
-    auto& options = llvm::cl::getRegisteredOptions();
-    const auto fast_isel = options.find("fast-isel");
-    DT_CHECK(fast_isel != options.end(), "LLVM has no -fast-isel option");
-    const bool refused = fast_isel->second->addOccurrence(0, "fast-isel", "false");
-    DT_CHECK(!refused, "LLVM refused -fast-isel=false");
     llvm::StringMap<bool> features;
     // f16 rounding after every operation relies on the F16C conversions; without them LLVM
     // would call a half-precision libcall whose ABI differs between GCC 12 and LLVM 14.

@@ -1,0 +1,130 @@
+// contract_multiply_adds on LLVM IR text: which sums absorb their products, and which do not.
+// The values an FMA gives are checked end to end by MachineCode.ContractionFollowsTheVariant...
+#include "compiler/codegen/contract_multiply_adds.h"
+
+#include <gtest/gtest.h>
+#include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <memory>
+#include <string>
+
+namespace difftest::codegen {
+namespace {
+
+struct Contracted {
+  int count;
+  std::string ir;  // the function's body, from its first instruction
+};
+
+Contracted contract(const std::string& body) {
+  llvm::LLVMContext ctx;
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(body, error, ctx);
+  if (!m) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    error.print("contract_multiply_adds_test", os);
+    ADD_FAILURE() << os.str();
+    return {-1, ""};
+  }
+  const int count = contract_multiply_adds(*m);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  EXPECT_FALSE(llvm::verifyModule(*m, &os)) << os.str();
+  m->print(os, nullptr);
+  os.flush();
+  return {count, text.substr(text.find("define"))};
+}
+
+TEST(ContractMultiplyAdds, ASumOfAProductUsedOnceBecomesOneFma) {
+  const Contracted c = contract(R"(
+define float @f(float %a, float %b, float %c) {
+  %p = fmul float %a, %b
+  %s = fadd float %p, %c
+  ret float %s
+}
+define <16 x float> @g(<16 x float> %a, <16 x float> %b, <16 x float> %c) {
+  %p = fmul <16 x float> %a, %b
+  %s = fadd <16 x float> %c, %p
+  ret <16 x float> %s
+}
+)");
+  EXPECT_EQ(c.count, 2);
+  EXPECT_NE(c.ir.find("call float @llvm.fma.f32(float %a, float %b, float %c)"), std::string::npos) << c.ir;
+  EXPECT_NE(c.ir.find("call <16 x float> @llvm.fma.v16f32(<16 x float> %a, <16 x float> %b, <16 x float> %c)"),
+            std::string::npos)
+      << c.ir;
+  EXPECT_EQ(c.ir.find("fmul"), std::string::npos) << c.ir;
+  EXPECT_EQ(c.ir.find("fadd"), std::string::npos) << c.ir;
+}
+
+TEST(ContractMultiplyAdds, ADifferenceNegatesTheTermOrTheProduct) {
+  const Contracted c = contract(R"(
+define double @minuend(double %a, double %b, double %c) {
+  %p = fmul double %a, %b
+  %s = fsub double %p, %c
+  ret double %s
+}
+define double @subtrahend(double %a, double %b, double %c) {
+  %p = fmul double %a, %b
+  %s = fsub double %c, %p
+  ret double %s
+}
+)");
+  EXPECT_EQ(c.count, 2);
+  const size_t subtrahend = c.ir.find("@subtrahend");
+  ASSERT_NE(subtrahend, std::string::npos);
+  const std::string first = c.ir.substr(0, subtrahend), second = c.ir.substr(subtrahend);
+  EXPECT_NE(first.find("fneg double %c"), std::string::npos) << first;
+  EXPECT_NE(first.find("@llvm.fma.f64(double %a, double %b, double %"), std::string::npos) << first;
+  EXPECT_NE(second.find("fneg double %a"), std::string::npos) << second;
+  EXPECT_NE(second.find("double %b, double %c)"), std::string::npos) << second;
+}
+
+TEST(ContractMultiplyAdds, LeavesProductsReadTwiceOrInAnotherBlockAndNarrowFloats) {
+  const Contracted c = contract(R"(
+define float @twice(float %a, float %b, float %c) {
+  %p = fmul float %a, %b
+  %s = fadd float %p, %c
+  %t = fadd float %s, %p
+  ret float %t
+}
+define float @elsewhere(float %a, float %b, float %c) {
+entry:
+  %p = fmul float %a, %b
+  br label %next
+next:
+  %s = fadd float %p, %c
+  ret float %s
+}
+define half @narrow(half %a, half %b, half %c) {
+  %p = fmul half %a, %b
+  %s = fadd half %p, %c
+  ret half %s
+}
+)");
+  EXPECT_EQ(c.count, 0) << c.ir;
+  EXPECT_EQ(c.ir.find("llvm.fma"), std::string::npos) << c.ir;
+}
+
+TEST(ContractMultiplyAdds, OfTwoProductsTheFirstOperandIsAbsorbed) {
+  const Contracted c = contract(R"(
+define float @f(float %a, float %b, float %x, float %y) {
+  %p = fmul float %a, %b
+  %q = fmul float %x, %y
+  %s = fadd float %p, %q
+  ret float %s
+}
+)");
+  EXPECT_EQ(c.count, 1);
+  EXPECT_NE(c.ir.find("%q = fmul float %x, %y"), std::string::npos) << c.ir;
+  EXPECT_NE(c.ir.find("@llvm.fma.f32(float %a, float %b, float %q)"), std::string::npos) << c.ir;
+}
+
+}  // namespace
+}  // namespace difftest::codegen
