@@ -25,6 +25,7 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/contract_multiply_adds.h"
 #include "compiler/codegen/llvm_passes.h"
+#include "compiler/codegen/scalar_halves_as_bits.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/runtime/thread_pool.h"
 
@@ -42,12 +43,22 @@ void check(llvm::Error e, const char* what) {
   if (e) DT_CHECK(false, fmt::format("LLVM {}: {}", what, llvm::toString(std::move(e))));
 }
 
+// The level of LLVM's code generator (0, None: FastISel selects the instructions).
+int code_generator_level(const JitOptions& options) {
+  return options.machine_code == MachineCode::Fast ? 0 : options.llvm_opt_level;
+}
+
+bool has_feature(const target::Target& target, const char* feature) {
+  return std::find(target.required_features.begin(), target.required_features.end(), feature) !=
+         target.required_features.end();
+}
+
 // The target's CPU model, not the host's: the machine code depends on the module's target only,
 // so a variant replays the same on every host that can run it.
 llvm::orc::JITTargetMachineBuilder machine_builder(const target::Target& target, const JitOptions& options) {
   llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
   jtmb.setCPU(target.llvm_cpu);
-  const int level = options.machine_code == MachineCode::Fast ? 0 : options.llvm_opt_level;
+  const int level = code_generator_level(options);
   jtmb.setCodeGenOptLevel(level == 0   ? llvm::CodeGenOpt::None
                           : level == 1 ? llvm::CodeGenOpt::Less
                           : level == 2 ? llvm::CodeGenOpt::Default
@@ -84,10 +95,9 @@ std::unique_ptr<llvm::Module> optimized_module(const loop::Module& m, const std:
   mod->setTargetTriple(tm.getTargetTriple().str());
   run_llvm_passes(*mod, &tm, options.llvm_opt_level);
   // Without FMA instructions an llvm.fma is a libm call: LLVM's own contraction would not fuse there.
-  const auto& features = m.target->required_features;
-  if (options.fma_contraction && std::find(features.begin(), features.end(), "fma") != features.end()) {
-    contract_multiply_adds(*mod);
-  }
+  if (options.fma_contraction && has_feature(*m.target, "fma")) contract_multiply_adds(*mod);
+  // FastISel selects F16C's conversions but nothing of type half (without F16C they are libcalls).
+  if (code_generator_level(options) == 0 && has_feature(*m.target, "f16c")) scalar_halves_as_bits(*mod);
   return mod;
 }
 

@@ -108,15 +108,16 @@ constexpr const char* kNarrowOps = R"(func @ops(X: {0}[n], Y: {0}[n], Z: {0}[n],
 double nan_min(double a, double b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::min(a, b); }
 double nan_max(double a, double b) { return std::isnan(a) || std::isnan(b) ? kNaN : std::max(a, b); }
 
-void check_narrow_float_ops(DType t, int level) {
-  SCOPED_TRACE(fmt::format("{} at LLVM level {}", dtype_name(t), level));
+void check_narrow_float_ops(DType t, int level, codegen::MachineCode effort) {
+  SCOPED_TRACE(fmt::format("{} at LLVM level {}, {} machine code", dtype_name(t), level,
+                           effort == codegen::MachineCode::Fast ? "fast" : "optimized"));
   const Operands o = narrow_operands(t);
   const auto n = static_cast<int64_t>(o.x.size());
   Tensor x = from_bits16(t, o.x), y = from_bits16(t, o.y), z = from_bits16(t, o.z);
   std::vector<Tensor> out(10, Tensor(t, {n}));
   std::vector<Tensor*> buffers = {&x, &y, &z};
   for (auto& r : out) buffers.push_back(&r);
-  testing::run_kernel(fmt::format(kNarrowOps, dtype_name(t)), "ops", buffers, {n}, level);
+  testing::run_kernel(fmt::format(kNarrowOps, dtype_name(t)), "ops", buffers, {n}, level, effort);
 
   auto r = [t](double v) { return round_to_float_dtype(v, t); };
   const char* names[] = {"+", "-", "*", "/", "(x + y) + z", "x * y + z", "sqrt", "round etc", "min", "max"};
@@ -136,12 +137,18 @@ void check_narrow_float_ops(DType t, int level) {
   }
 }
 
+// The fast machine code selects scalar f16 as bits and F16C conversions (scalar_halves_as_bits.h),
+// after the IR passes have narrowed some of its arithmetic to LLVM's half.
 TEST(Codegen, F16RoundsAfterEveryOperation) {
-  for (int level : kLevels) check_narrow_float_ops(DType::f16, level);
+  for (const codegen::MachineCode effort : {codegen::MachineCode::Optimized, codegen::MachineCode::Fast}) {
+    for (int level : kLevels) check_narrow_float_ops(DType::f16, level, effort);
+  }
 }
 
 TEST(Codegen, Bf16RoundsAfterEveryOperation) {
-  for (int level : kLevels) check_narrow_float_ops(DType::bf16, level);
+  for (const codegen::MachineCode effort : {codegen::MachineCode::Optimized, codegen::MachineCode::Fast}) {
+    for (int level : kLevels) check_narrow_float_ops(DType::bf16, level, effort);
+  }
 }
 
 TEST(Codegen, WideFloatMinMaxPropagateNaN) {

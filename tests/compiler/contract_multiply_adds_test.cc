@@ -3,46 +3,20 @@
 #include "compiler/codegen/contract_multiply_adds.h"
 
 #include <gtest/gtest.h>
-#include <llvm/AsmParser/Parser.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Support/SourceMgr.h>
-#include <llvm/Support/raw_ostream.h>
 
-#include <memory>
 #include <string>
+
+#include "tests/support/llvm_ir_text.h"
 
 namespace difftest::codegen {
 namespace {
 
-struct Contracted {
-  int count;
-  std::string ir;  // the function's body, from its first instruction
-};
-
-Contracted contract(const std::string& body) {
-  llvm::LLVMContext ctx;
-  llvm::SMDiagnostic error;
-  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(body, error, ctx);
-  if (!m) {
-    std::string message;
-    llvm::raw_string_ostream os(message);
-    error.print("contract_multiply_adds_test", os);
-    ADD_FAILURE() << os.str();
-    return {-1, ""};
-  }
-  const int count = contract_multiply_adds(*m);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  EXPECT_FALSE(llvm::verifyModule(*m, &os)) << os.str();
-  m->print(os, nullptr);
-  os.flush();
-  return {count, text.substr(text.find("define"))};
+testing::RewrittenIr contract(const std::string& text) {
+  return testing::rewrite_llvm_text(text, contract_multiply_adds);
 }
 
 TEST(ContractMultiplyAdds, ASumOfAProductUsedOnceBecomesOneFma) {
-  const Contracted c = contract(R"(
+  const testing::RewrittenIr c = contract(R"(
 define float @f(float %a, float %b, float %c) {
   %p = fmul float %a, %b
   %s = fadd float %p, %c
@@ -64,7 +38,7 @@ define <16 x float> @g(<16 x float> %a, <16 x float> %b, <16 x float> %c) {
 }
 
 TEST(ContractMultiplyAdds, ADifferenceNegatesTheTermOrTheProduct) {
-  const Contracted c = contract(R"(
+  const testing::RewrittenIr c = contract(R"(
 define double @minuend(double %a, double %b, double %c) {
   %p = fmul double %a, %b
   %s = fsub double %p, %c
@@ -87,7 +61,7 @@ define double @subtrahend(double %a, double %b, double %c) {
 }
 
 TEST(ContractMultiplyAdds, LeavesProductsReadTwiceOrInAnotherBlockAndNarrowFloats) {
-  const Contracted c = contract(R"(
+  const testing::RewrittenIr c = contract(R"(
 define float @twice(float %a, float %b, float %c) {
   %p = fmul float %a, %b
   %s = fadd float %p, %c
@@ -113,7 +87,7 @@ define half @narrow(half %a, half %b, half %c) {
 }
 
 TEST(ContractMultiplyAdds, OfTwoProductsTheFirstOperandIsAbsorbed) {
-  const Contracted c = contract(R"(
+  const testing::RewrittenIr c = contract(R"(
 define float @f(float %a, float %b, float %x, float %y) {
   %p = fmul float %a, %b
   %q = fmul float %x, %y

@@ -19,12 +19,13 @@ inline loop::Module for_this_host(loop::Module m) {
   return m;
 }
 
-// Compiles a module text at LLVM -O`level` and runs its kernel `func` on `buffers`, given in
-// the kernel's parameter order, with dim values `dims`.
+// Compiles a module text at LLVM -O`level` (machine code with `effort`) and runs its kernel
+// `func` on `buffers`, given in the kernel's parameter order, with dim values `dims`.
 inline void run_kernel(const std::string& text, const std::string& func, const std::vector<Tensor*>& buffers,
-                       std::vector<int64_t> dims, int level) {
+                       std::vector<int64_t> dims, int level,
+                       codegen::MachineCode effort = codegen::MachineCode::Optimized) {
   const loop::Module m = for_this_host(loop::parse_module(text, func + ".loop"));
-  const codegen::JitModule jit(m, codegen::JitOptions{level});
+  const codegen::JitModule jit(m, codegen::JitOptions{level, /*fma_contraction=*/false, effort});
   std::vector<void*> pointers;
   for (Tensor* t : buffers) pointers.push_back(t->data());
   jit.kernel(func)(pointers.data(), dims.data());
