@@ -2,8 +2,8 @@
 // where a variant allows contraction, before the code generator sees the module.
 //
 // LLVM's own contraction (TargetOptions::AllowFPOpFusion = Fast) happens inside SelectionDAG's
-// combiner, so a contracting variant could not use FastISel, which never contracts: about a sixth
-// of a campaign's time went to SelectionDAG for those variants alone (docs/compiler.md). Made
+// combiner, so a contracting variant could not use FastISel, which never contracts (SelectionDAG
+// was a sixth of the default check's time, half of it for those variants; docs/fuzzing.md). Made
 // here, in the IR, the contraction is the same for FastISel and SelectionDAG, at every level, and
 // visible in `difftest compile --emit llvm-opt`.
 #pragma once

@@ -10,7 +10,7 @@ struct Pipeline {
   std::string name;
   std::vector<std::string> passes;
   int llvm_opt_level = 0;
-  bool fma_contraction = false;  // let LLVM fuse a*b+c into an FMA (O3)
+  bool fma_contraction = false;  // fuse a*b+c into an FMA (O3; codegen/contract_multiply_adds.h)
   int bisect_limit = -1;         // run only the first N pass applications (RunOptions::bisect_limit)
 };
 
