@@ -16,7 +16,6 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -46,11 +45,6 @@ void check(llvm::Error e, const char* what) {
 // The level of LLVM's code generator (0, None: FastISel selects the instructions).
 int code_generator_level(const JitOptions& options) {
   return options.machine_code == MachineCode::Fast ? 0 : options.llvm_opt_level;
-}
-
-bool has_feature(const target::Target& target, const char* feature) {
-  return std::find(target.required_features.begin(), target.required_features.end(), feature) !=
-         target.required_features.end();
 }
 
 // The target's CPU model, not the host's: the machine code depends on the module's target only,
@@ -95,9 +89,9 @@ std::unique_ptr<llvm::Module> optimized_module(const loop::Module& m, const std:
   mod->setTargetTriple(tm.getTargetTriple().str());
   run_llvm_passes(*mod, &tm, options.llvm_opt_level);
   // Without FMA instructions an llvm.fma is a libm call: LLVM's own contraction would not fuse there.
-  if (options.fma_contraction && has_feature(*m.target, "fma")) contract_multiply_adds(*mod);
+  if (options.fma_contraction && target::has_feature(*m.target, "fma")) contract_multiply_adds(*mod);
   // FastISel selects F16C's conversions but nothing of type half (without F16C they are libcalls).
-  if (code_generator_level(options) == 0 && has_feature(*m.target, "f16c")) scalar_halves_as_bits(*mod);
+  if (code_generator_level(options) == 0 && target::has_feature(*m.target, "f16c")) scalar_halves_as_bits(*mod);
   return mod;
 }
 

@@ -118,6 +118,10 @@ const Target& default_target() {
   return chosen ? *chosen : host_target();
 }
 
+bool has_feature(const Target& t, const std::string& feature) {
+  return std::find(t.required_features.begin(), t.required_features.end(), feature) != t.required_features.end();
+}
+
 int64_t vector_lanes(const Target& t, int64_t bytes) { return std::max<int64_t>(1, t.vector_bits / 8 / bytes); }
 
 }  // namespace difftest::target

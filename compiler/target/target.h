@@ -44,6 +44,9 @@ const Target& default_target();
 // UserError(Usage) when the name is unknown or the host cannot run the target, naming `flag`.
 void set_default_target(const std::string& name, const std::string& flag = "--target");
 
+// Whether `t`'s code may use the host feature `feature` (LLVM's name: "fma", "f16c", ...).
+bool has_feature(const Target& t, const std::string& feature);
+
 // Vector lanes of the target's widest register for elements of `bytes` bytes.
 int64_t vector_lanes(const Target& t, int64_t bytes);
 

@@ -71,10 +71,7 @@ Roundings run(MadOperands o, const JitOptions& options) {
   return r;
 }
 
-bool host_has_fma() {
-  const auto& needs = multiply_add().target->required_features;
-  return std::find(needs.begin(), needs.end(), "fma") != needs.end();
-}
+bool host_has_fma() { return target::has_feature(*multiply_add().target, "fma"); }
 
 TEST(MachineCode, ContractionFollowsTheVariantWhateverTheEffort) {
   if (!host_has_fma()) GTEST_SKIP() << "the host's target has no FMA instructions";
