@@ -129,8 +129,11 @@ AttrValue coerce_attr(const OpDef& op, const AttrSpec& spec, const AttrValue& ra
       return raw;
     }
     case AttrKind::DType:
-    case AttrKind::OptDType:
       if (std::holds_alternative<DType>(raw)) return raw;
+      throw bad(got);
+    case AttrKind::OptDType:
+      // Absent is this kind's default (an accumulator absent: the operand's own dtype), so it may be given too.
+      if (std::holds_alternative<DType>(raw) || std::holds_alternative<std::monostate>(raw)) return raw;
       throw bad(got);
     case AttrKind::IntList: {
       std::vector<int64_t> out;

@@ -92,6 +92,28 @@ TEST(Generator, CoversEveryOpAndDtypeOver2000Seeds) {
   EXPECT_GT(with_dims, 1900);
 }
 
+// An f16/bf16 reduction or product is generated three ways: in its own dtype (no `acc`: the narrow
+// accumulation LLM kernels without an f32 accumulator do), in f32 and in f64.
+TEST(Generator, NarrowFloatsAccumulateInTheirOwnDtypeAndWider) {
+  const std::set<std::string> accumulating = {"sum", "mean", "matmul", "linear"};
+  std::map<std::pair<DType, std::string>, int> by_acc;
+  for (uint64_t seed = 0; seed < 1000; ++seed) {
+    const Program p = generate_program(seed);
+    for (const auto& b : p.bindings()) {
+      if (!b.is_call() || !accumulating.count(b.op().name)) continue;
+      const DType dt = b.args().front().type().dtype;
+      if (dt != DType::f16 && dt != DType::bf16) continue;
+      const std::optional<DType> acc = b.attrs().get_opt_dtype("acc");
+      ++by_acc[{dt, acc ? dtype_name(*acc) : "none"}];
+    }
+  }
+  for (DType dt : {DType::f16, DType::bf16}) {
+    for (const std::string acc : {"none", "f32", "f64"}) {
+      EXPECT_GT((by_acc[{dt, acc}]), 0) << dtype_name(dt) << " operands with acc " << acc << " never generated";
+    }
+  }
+}
+
 TEST(Generator, WeightsSteerAndExcludeOps) {
   GeneratorOptions only_exp;
   for (const auto& [name, w] : default_op_weights()) only_exp.weights[name] = 0;
