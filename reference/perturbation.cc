@@ -73,23 +73,31 @@ double float_neighbour(double r, double x, DType t) {
   }
 }
 
-uint64_t Perturbation::next() {
-  // splitmix64: a counter-based generator, so a member's draws depend on its seed alone.
-  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+uint64_t Perturbation::mix(uint64_t z) {
+  // splitmix64's finalizer.
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
+
+// splitmix64: a counter-based generator, so a member's draws depend on its seed alone.
+uint64_t Perturbation::next() { return mix(state_ += 0x9e3779b97f4a7c15ULL); }
 
 double Perturbation::round(double x, DType t) {
   if (t == DType::f64 || !std::isfinite(x)) return x;
   double nearest = 0, other = 0;
   bracket(x, t, nearest, other);
   if (nearest == x || !std::isfinite(nearest) || !std::isfinite(other)) return nearest;
-  // The draw's top bit: (next() >> 11) * 2^-53 < 1/2 exactly when it is 0. Selected with a
-  // mask, not a branch: a coin flip is mispredicted half the time.
-  const uint64_t keep = uint64_t{0} - (next() >> 63);
-  return std::bit_cast<double>((std::bit_cast<uint64_t>(nearest) & keep) | (std::bit_cast<uint64_t>(other) & ~keep));
+  // The coin is a hash of the member and the interval [nearest, other], not a fresh draw: every
+  // value of one interval rounds the same way within a member, as a deterministic implementation
+  // rounds alike the many elements an output can share (a norm over two elements is +-1 x gamma
+  // + beta everywhere), so the members' errors are as coherent across elements as a compiled
+  // result's (the bias check's null spread). Across members each interval is still a fair coin.
+  // Selected with a mask, not a branch: a coin flip is mispredicted half the time.
+  const uint64_t lower = std::bit_cast<uint64_t>(std::min(nearest, other));
+  const uint64_t upper = std::bit_cast<uint64_t>(std::max(nearest, other));
+  const uint64_t down = uint64_t{0} - (mix(seed_ ^ (lower * 0x9e3779b97f4a7c15ULL) ^ static_cast<uint64_t>(t)) >> 63);
+  return std::bit_cast<double>((lower & down) | (upper & ~down));
 }
 
 double Perturbation::function_error(double x, DType t, double magnitude) {

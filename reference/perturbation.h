@@ -6,7 +6,9 @@
 // sums, round to nearest after every operation). A Perturbation draws others, as Monte Carlo
 // arithmetic does for numerical codes (CADNA, Verificarlo):
 //   - every inexact rounding of a float result (an op's result, and every step inside a
-//     kernel) goes to either neighbour with probability 1/2 (CADNA's random rounding). A
+//     kernel) goes to either neighbour with probability 1/2 (CADNA's random rounding), one coin
+//     per member and pair of neighbours: values between the same two neighbours round alike, as
+//     equal values do in any deterministic implementation. A
 //     correct implementation may land on the far neighbour of any value, wherever the exact
 //     value lies between them (a different order before it moves that value); a rounding
 //     weighted by the distance (stochastic rounding) would rarely sample that, and a
@@ -48,15 +50,16 @@ struct Summation {
 
 class Perturbation {
  public:
-  explicit Perturbation(uint64_t seed, Summation summation = {}) : state_(seed), summation_(summation) {}
+  explicit Perturbation(uint64_t seed, Summation summation = {})
+      : seed_(mix(seed)), state_(seed), summation_(summation) {}
 
   SumOrder sum_order() const { return summation_.order; }
   bool fused() const { return summation_.fused; }
   // The order of the K terms under sum_order() (Blocked: the index order).
   std::vector<int64_t> summation_order(int64_t k);
 
-  // `x` rounded to the float dtype `t`, to either neighbour with probability 1/2 (f64: x
-  // itself; representable values, NaN and inf unchanged).
+  // `x` rounded to the float dtype `t`, to either neighbour with probability 1/2, the same one for
+  // every x between them (f64: x itself; representable values, NaN and inf unchanged).
   double round(double x, DType t);
   // `x`, a libm-grade function's exact value, with a random error within the budget of a result
   // of dtype `t` (f64: x itself), before its rounding: relative to max(|x|, magnitude), where
@@ -70,7 +73,9 @@ class Perturbation {
   std::vector<int64_t> permutation(int64_t n);
 
  private:
+  static uint64_t mix(uint64_t z);
   uint64_t next();
+  uint64_t seed_;
   uint64_t state_;
   Summation summation_;
 };

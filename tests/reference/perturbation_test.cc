@@ -32,20 +32,45 @@ TEST(Perturbation, NeighboursAreTheAdjacentValuesOfTheDtype) {
 }
 
 TEST(Perturbation, RandomRoundingTakesEitherNeighbourHalfTheTime) {
-  Perturbation p(42);
   const double x = 1.0 + 0x1.0p-12;  // a quarter of the way from 1 to the next f16 value
   int up = 0;
-  constexpr int kDraws = 100000;
-  for (int i = 0; i < kDraws; ++i) {
-    const double r = p.round(x, DType::f16);
+  constexpr int kMembers = 100000;
+  for (int seed = 0; seed < kMembers; ++seed) {
+    const double r = Perturbation(static_cast<uint64_t>(seed)).round(x, DType::f16);
     ASSERT_TRUE(r == 1.0 || r == 1.0 + 0x1.0p-10) << r;
     up += r != 1.0;
   }
   // Binomial(100000, 1/2): its standard deviation is 158 draws.
-  EXPECT_NEAR(up, kDraws / 2, 1000);
+  EXPECT_NEAR(up, kMembers / 2, 1000);
+  // One member over as many values between distinct neighbours: 1 + i f32 ulps, and a quarter.
+  Perturbation p(42);
+  up = 0;
+  for (int i = 0; i < kMembers; ++i) {
+    const double lower = 1.0 + i * 0x1.0p-23;
+    up += p.round(lower + 0x1.0p-25, DType::f32) != lower;
+  }
+  EXPECT_NEAR(up, kMembers / 2, 1000);
   EXPECT_EQ(p.round(1.5, DType::f16), 1.5);  // representable values stay
   EXPECT_EQ(p.round(0.1, DType::f64), 0.1);
   EXPECT_TRUE(std::isinf(p.round(INFINITY, DType::f16)));
+}
+
+// A deterministic implementation rounds equal values alike, and an output can hold thousands of
+// them (a norm over two elements is +-1 x gamma + beta everywhere): a member rounds every value
+// between the same two neighbours the same way, whichever side of the midpoint it lies on.
+TEST(Perturbation, AMemberRoundsEveryValueBetweenTheSameNeighboursAlike) {
+  int members_up = 0;
+  for (uint64_t seed = 0; seed < 64; ++seed) {
+    Perturbation p(seed);
+    const double first = p.round(1.0 + 0x1.0p-14, DType::f16);  // just above 1
+    for (const double x : {1.0 + 0x1.0p-12, 1.0 + 0x1.0p-11 + 0x1.0p-13, 1.0 + 0x1.0p-10 - 0x1.0p-16}) {
+      EXPECT_EQ(p.round(x, DType::f16), first) << "seed " << seed << ", x " << x;
+    }
+    EXPECT_EQ(p.round(-(1.0 + 0x1.0p-12), DType::bf16), p.round(-(1.0 + 0x1.0p-9), DType::bf16)) << seed;
+    members_up += first != 1.0;
+  }
+  EXPECT_GT(members_up, 16);  // Binomial(64, 1/2) below 17: a chance of 1e-4
+  EXPECT_LT(members_up, 48);
 }
 
 // Against round_to_float_dtype and float_neighbour, which Perturbation::round does not call for
@@ -152,7 +177,8 @@ TEST(Perturbation, AFusedMemberContractsEachProductIntoItsSum) {
 TEST(Perturbation, AFusedMemberContractsANormsAffineStep) {
   // Every step before the affine one is exact: mean 0, variance 30/8 = 3.75, + eps = 4, so the
   // scale is 1/2 and the normed row is d / 2. Then 1.5 * (1 + 2^-23) - 1.5 is 1.5 * 2^-23
-  // with one rounding; rounding the product first leaves 0 or one ulp of 1.5 (2^-23).
+  // with one rounding; rounding the product first leaves one or two ulps of 1.5 (its neighbours
+  // are 1.5 + 2^-23 and 1.5 + 2^-22).
   const Program p = testing::verified_program(R"(program @norm() {
   %x: f32[1, 8] = param
   %g: f32[8] = param
@@ -169,7 +195,7 @@ TEST(Perturbation, AFusedMemberContractsANormsAffineStep) {
   const double fused = evaluate_perturbed(p, {}, inputs, 5, {SumOrder::Sequential, true}).outputs[0].get(0);
   const double plain = evaluate_perturbed(p, {}, inputs, 5, {SumOrder::Sequential, false}).outputs[0].get(0);
   EXPECT_EQ(fused, 1.5 * 0x1.0p-23);
-  EXPECT_TRUE(plain == 0 || plain == 0x1.0p-23) << plain;
+  EXPECT_TRUE(plain == 0x1.0p-23 || plain == 0x1.0p-22) << plain;
 }
 
 TEST(Perturbation, MembersDifferFromNativeModeByRoundingSizedAmounts) {
