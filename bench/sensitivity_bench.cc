@@ -8,7 +8,8 @@
 // element scaled by 1 + delta; planted bugs are the native outputs of the program with one
 // attribute or one input changed, checked at the output and with every intermediate value probed
 // (oracle/check/probes.h). The spread of legitimate results is max |got - ref| over
-// the compiled O0..O3 and two random pass orders, per element.
+// the compiled O0..O3 and two random pass orders, per element; a second table sets two correct
+// implementations at the extremes of rounding side by side (twin_table).
 //
 // Usage: sensitivity_bench [--programs N] [--members M] [--no-compile] [--no-planted] [--only NAME]
 //   --programs N   generated programs of seeds 1..N for the per-dtype table (default 200)
@@ -221,6 +222,47 @@ void subject_table(const std::vector<Case>& cases, const Flags& f) {
   }
 }
 
+// Two correct implementations at the extremes of rounding: op by op in the declared dtypes,
+// rounding every intermediate (the native outputs), and every intermediate exact with one
+// rounding at the output (the f64 reference rounded to the output's dtype, as a fully fused
+// kernel computing wide would give). Their difference, relative to |ref| at the elements within
+// 2x of the median |ref|, is a floor under any allowance that never flags a correct result: no
+// oracle can catch a single-element change there smaller than it. Printed with the allowance
+// (the calibrated bound) at the same elements, and their median ratio.
+void twin_table(const std::vector<Case>& cases) {
+  fmt::print(
+      "\n| subject | binding | output | elements within 2x of the median |ref| | op by op vs rounded once: "
+      "median | p99 | max | share > 1% | allowance: median | allowance / difference: median |\n"
+      "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const Case& c : cases) {
+    for (size_t o = 0; o < c.program.outputs().size(); ++o) {
+      if (!covered(c, o) || !c.calibration()) continue;
+      const tolerance::Bounded& s = *c.sound().outputs[o];
+      const tolerance::Bounded& cal = *c.calibration()->bounds.outputs[o];
+      const DType t = c.program.outputs()[o].type().dtype;
+      const double med = std::fabs(s.ref[median_and_max(c, o).first]);
+      std::vector<double> difference, allowance, ratio;
+      for (size_t i = 0; i < s.ref.size(); ++i) {
+        const double r = std::fabs(s.ref[i]);
+        if (!(r >= med / 2 && r <= 2 * med) || cal.uncertain[i]) continue;
+        const double d = std::fabs(c.native[o].get(static_cast<int64_t>(i)) - round_to_float_dtype(s.ref[i], t));
+        difference.push_back(d / r);
+        allowance.push_back(cal.err[i] / r);
+        if (d > 0) ratio.push_back(cal.err[i] / d);
+      }
+      if (difference.empty()) continue;
+      std::vector<double> sorted = difference;
+      std::sort(sorted.begin(), sorted.end());
+      const auto above = std::count_if(sorted.begin(), sorted.end(), [](double x) { return x > 0.01; });
+      fmt::print("| {} | {} | %{} | {} | {:.3g}% | {:.3g}% | {:.3g}% | {} | {:.3g}% | {:.3g} |\n", c.label,
+                 reference::binding_str(c.bounded.env), c.program.outputs()[o].name(), sorted.size(),
+                 100 * sorted[sorted.size() / 2], 100 * sorted[sorted.size() * 99 / 100], 100 * sorted.back(),
+                 pct(static_cast<double>(above) / static_cast<double>(sorted.size())), 100 * median(allowance),
+                 median(ratio));
+    }
+  }
+}
+
 // The first value of the probed program (oracle/check/probes.h), in program order, at which
 // `got` is caught: "%v: mismatch (N elements)", "%v: outlier (...)", or "NO".
 std::string first_caught_value(const Case& probed, const std::vector<Tensor>& got) {
@@ -393,6 +435,7 @@ int main(int argc, char** argv) {
   fmt::print("sensitivity_bench: ensemble of {} members, probabilistic sound bounds (lambda 6), inputs from seed 0\n",
              f.members);
   subject_table(cases, f);
+  twin_table(cases);
   if (f.planted && f.members > 0) {
     for (const Case& c : cases) {
       if (c.label.find("gemma3_local") != std::string::npos && c.bounded.env.at("n") == 520) planted_table(c, f);

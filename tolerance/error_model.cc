@@ -177,7 +177,11 @@ ScalarBound binary_bound(const std::string& op, double a, double ea, double b, d
     s.err = std::max(std::fabs(f(a - ea, b - eb) - r), std::fabs(f(a + ea, b + eb) - r));
   } else if (op == "atan2") {
     const double e = ea + eb, rho = std::hypot(a, b);
-    s.uncertain = e > 0 && (rho <= 2 * e || (b < 0 && std::fabs(a) <= ea));
+    // A zero's sign is not in the bounds: round(x) of an x within its error of zero, or a product
+    // with an exact zero, is +0 in one correct implementation and -0 in another, and atan2(+-0, b)
+    // is +-pi for b < 0 (0 or pi for b = +-0).
+    const bool zero_sign_decides = a == 0 && b <= 0;
+    s.uncertain = zero_sign_decides || (e > 0 && (rho <= 2 * e || (b < 0 && std::fabs(a) <= ea)));
     if (!s.uncertain) s.err = (e > 0 ? e / (rho - e) : 0) + libm(r, out) + 4 * unit_roundoff(out);
   } else if (op == "floor_divide" || op == "floor_mod") {
     s.uncertain = std::fabs(b) <= eb;

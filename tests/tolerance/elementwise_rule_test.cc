@@ -472,6 +472,24 @@ TEST(ElementwiseFloorDivide, PerturbedQuotientRoundingUpToAnIntegerIsUncertain) 
   }
 }
 
+// atan2(+0, b) = pi and atan2(-0, b) = -pi for b < 0 (and 0 against pi for b = +-0): an exact
+// zero operand, whose sign a correct implementation may have either way (round of a value within
+// its error of zero), is uncertain there, and certain where its sign does not move the result.
+TEST(ElementwiseAtan2, AZeroWhoseSignDecidesBetweenPiAndMinusPiIsUncertain) {
+  for (const DType out : kOutDTypes) {
+    SCOPED_TRACE(dtype_name(out));
+    for (const double a : {0.0, -0.0}) {
+      for (const double b : {-1.5, -0.0, 0.0}) {
+        const double r = std::atan2(a, b);
+        // The witness: the other zero (of a, or of b when b is one) moves the result by pi or more.
+        EXPECT_GT(std::fabs((b == 0 ? std::atan2(a, -b) : std::atan2(-a, b)) - r), 3) << a << ", " << b;
+        EXPECT_TRUE(binary_bound("atan2", a, 0, b, 0, r, out).uncertain) << a << ", " << b;
+      }
+      EXPECT_FALSE(binary_bound("atan2", a, 0, 1.5, 0, std::atan2(a, 1.5), out).uncertain) << a;
+    }
+  }
+}
+
 // ----------------------------------------------------------------------------- comparisons
 
 // Hand-derived: the intervals [a - ea, a + ea] and [b - eb, b + eb] (dyadic values, so every
