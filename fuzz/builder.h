@@ -72,10 +72,8 @@ class Builder {
   // Emits an elementwise binary op (arithmetic, floor division and modulo, min/max) on two
   // fresh constants of one small static shape, integers half the time. Returns whether it did.
   bool constant_subexpression();
-  // An `acc` for an op on `t`: none, the same, or wider. The "none" branch (std::monostate) is
-  // refused by make_attrs (an optional dtype attribute takes a dtype), so half of the calls
-  // given it are dropped and retried with another op: kept as it is because the generated
-  // programs (tests/fuzz/generated_hashes.txt, the campaigns measured on them) depend on it.
+  // An `acc` for an op on `t`: none (the op accumulates in `t`: half the time, one time in eight
+  // for bf16) or a wider float (f64 for f64).
   AttrValue acc_for(DType t);
   // As acc_for, but `t` itself for an op with narrowed dtypes (GeneratorOptions::op_float_dtypes).
   AttrValue acc_for_op(const std::string& op, DType t);
