@@ -251,14 +251,13 @@ void twin_table(const std::vector<Case>& cases) {
         if (d > 0) ratio.push_back(cal.err[i] / d);
       }
       if (difference.empty()) continue;
-      std::vector<double> sorted = difference;
-      std::sort(sorted.begin(), sorted.end());
-      const auto above = std::count_if(sorted.begin(), sorted.end(), [](double x) { return x > 0.01; });
+      std::sort(difference.begin(), difference.end());
+      const size_t n = difference.size();
+      const auto above = std::count_if(difference.begin(), difference.end(), [](double x) { return x > 0.01; });
       fmt::print("| {} | {} | %{} | {} | {:.3g}% | {:.3g}% | {:.3g}% | {} | {:.3g}% | {:.3g} |\n", c.label,
-                 reference::binding_str(c.bounded.env), c.program.outputs()[o].name(), sorted.size(),
-                 100 * sorted[sorted.size() / 2], 100 * sorted[sorted.size() * 99 / 100], 100 * sorted.back(),
-                 pct(static_cast<double>(above) / static_cast<double>(sorted.size())), 100 * median(allowance),
-                 median(ratio));
+                 reference::binding_str(c.bounded.env), c.program.outputs()[o].name(), n, 100 * difference[n / 2],
+                 100 * difference[n * 99 / 100], 100 * difference.back(),
+                 pct(static_cast<double>(above) / static_cast<double>(n)), 100 * median(allowance), median(ratio));
     }
   }
 }
