@@ -74,6 +74,7 @@ struct FuzzRequest {
   std::string out = "difftest-fuzz";
   bool resume = false, reduce = false;
   double reduce_time = 300;
+  std::vector<std::string> fail_on;  // "unchecked"
 };
 int fuzz_command(const FuzzRequest& r, ProgressLine& progress, const Print& out);
 
@@ -84,7 +85,7 @@ struct GateRequest {
   std::string corpus = "corpus", baseline, junit, json, out = "difftest-gate";
   int batch = 50;
   bool update_baseline = false, fail_fast = false;
-  std::vector<std::string> fail_on;  // "outlier"
+  std::vector<std::string> fail_on;  // "outlier", "unchecked"
 };
 int gate_command(const GateRequest& r, ProgressLine& progress, const Print& out);
 

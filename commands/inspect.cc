@@ -137,18 +137,29 @@ int compare_command(const CompareRequest& cf, const Print& out) {
                                                        ref::binding_str(env), bounded.invalid_reason()));
   }
   const tol::Comparison c = bounded.compare(p, got, opt);
+  const oracle::VerdictKind verdict = !c.passed()        ? oracle::VerdictKind::Mismatch
+                                      : c.has_outlier()   ? oracle::VerdictKind::Outlier
+                                      : c.has_unchecked() ? oracle::VerdictKind::Unchecked
+                                                          : oracle::VerdictKind::Ok;
   if (cf.json) {
     nlohmann::json j = c.to_json();
     j["program"] = p.name();
     j["binding"] = env;
+    j["verdict"] = oracle::verdict_kind_name(verdict);
     out(fmt::format("{}\n", j.dump(2)));
   } else {
     out(fmt::format("@{} under {} ({} bounds, safety {})\n", p.name(), ref::binding_str(env),
                     tol::bound_mode_name(opt.mode), opt.safety));
     for (const auto& o : c.outputs) out(output_comparison_lines(o));
-    out(fmt::format("verdict: {}\n", !c.passed() ? "mismatch" : c.has_outlier() ? "outlier" : "ok"));
+    for (const auto& o : c.outputs) {
+      if (o.unchecked()) {
+        out(fmt::format("{}: only {:.1f}% of its elements compared ({} of {}): too few to call it ok\n", o.name,
+                        100 * o.checked_share(), o.checked_elements(), o.elements()));
+      }
+    }
+    out(fmt::format("verdict: {}\n", oracle::verdict_kind_name(verdict)));
   }
-  return c.passed() && !c.has_outlier() ? kOk : kFailure;
+  return exit_code_of(verdict);
 }
 
 int compile_command(const CompileRequest& f, const Print& out, const Print& log) {

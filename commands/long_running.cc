@@ -71,6 +71,7 @@ int fuzz_command(const FuzzRequest& f, ProgressLine& progress, const Print& out)
   oracle::CampaignOptions o = campaign_options(f.check, f.seeds, "--time");
   o.out_dir = f.out;
   o.resume = f.resume;
+  o.fail_on_unchecked = std::find(f.fail_on.begin(), f.fail_on.end(), "unchecked") != f.fail_on.end();
   const auto summary = oracle::run_campaign(o, [&](const oracle::CampaignStatus& s) {
     progress.update("fuzz: " + oracle::format_progress(s, o.time_limit));
   });
@@ -111,7 +112,8 @@ int gate_command(const GateRequest& f, ProgressLine& progress, const Print& out)
   o.campaign.out_dir = (fs::path(f.out) / "campaign").string();
   o.batch = f.batch;
   o.fail_fast = f.fail_fast;
-  o.fail_on_outliers = !f.fail_on.empty();
+  o.fail_on_outliers = std::find(f.fail_on.begin(), f.fail_on.end(), "outlier") != f.fail_on.end();
+  o.campaign.fail_on_unchecked = std::find(f.fail_on.begin(), f.fail_on.end(), "unchecked") != f.fail_on.end();
   // Every output path is checked before an hour of work can end in "cannot write".
   oracle::require_writable_dir(f.out, "--out");
   if (!f.junit.empty()) oracle::require_writable_file(f.junit, "--junit");

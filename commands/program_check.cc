@@ -37,7 +37,7 @@ int check_and_show(const Program& p, const CheckRequest& r, const std::string& t
   } else {
     out(oracle::format_verdict(v, title, options.under_test()));
   }
-  return oracle::is_failure(v.overall()) ? kFailure : kOk;
+  return exit_code_of(v.overall());
 }
 
 // One binding, by the check's own compile-run-compare path: the outputs and how they compare.
@@ -102,7 +102,7 @@ int run_command(const RunRequest& r, const Print& out) {
   const oracle::VerdictKind verdict =
       run_one_binding(p, variants.front(), reference::parse_binding(f.bind, "--bind"), f, options, out);
   out(fmt::format("verdict: {}\n", oracle::verdict_kind_name(verdict)));
-  return oracle::is_failure(verdict) ? kFailure : kOk;
+  return exit_code_of(verdict);
 }
 
 }  // namespace difftest::commands

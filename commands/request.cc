@@ -23,9 +23,20 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+int exit_code_of(oracle::VerdictKind k) {
+  if (oracle::is_failure(k)) return kFailure;
+  if (k == oracle::VerdictKind::Unchecked || k == oracle::VerdictKind::Unsupported) return kNotChecked;
+  return kOk;
+}
+
 oracle::CheckOptions check_options(const CheckRequest& r) {
   oracle::CheckOptions options;
   const backends::Backend& backend = backends::find_backend(r.backend, "--backend");
+  // A compiler that is not installed checks nothing: every program would be `unsupported`, and
+  // a gate or campaign of them would pass.
+  if (const std::string missing = backend.missing(); !missing.empty()) {
+    throw UserError(ErrorKind::Usage, fmt::format("--backend {}: it cannot run here: {}", backend.name, missing));
+  }
   options.pipelines = r.opt == "none" ? std::vector<std::string>{} : split_list(r.opt);
   if (!backend.builtin()) {
     options.compiler = backend.compiler;

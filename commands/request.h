@@ -17,8 +17,12 @@
 namespace difftest::commands {
 
 // The exit codes of every command: 0 everything agreed / input valid; 1 a failure was found;
-// 2 bad input or usage (a UserError); 3 internal error in difftest.
-enum Exit { kOk = 0, kFailure = 1, kBadInput = 2, kInternal = 3 };
+// 2 bad input or usage (a UserError); 3 internal error in difftest; 4 nothing failed but the
+// program was not wholly checked (an output `unchecked`, or `unsupported` by the compiler under
+// test): never a pass.
+enum Exit { kOk = 0, kFailure = 1, kBadInput = 2, kInternal = 3, kNotChecked = 4 };
+// The exit code of one program's verdict (--seed, run, compare).
+int exit_code_of(oracle::VerdictKind k);
 
 // Where a command's lines go (stdout for the command line).
 using Print = std::function<void(const std::string&)>;

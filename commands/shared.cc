@@ -27,6 +27,7 @@ std::string output_comparison_lines(const tolerance::OutputComparison& o, const 
       o.index, o.name, summary.empty() ? "" : summary + " ",
       !o.passed()       ? "MISMATCH"
       : o.has_outlier() ? "OUTLIER"
+      : o.unchecked()   ? "UNCHECKED"
                         : "ok",
       o.compared, o.uncertain, o.failing, o.worst_ratio, fmt::join(o.worst_index, ", "), o.got, o.want, o.bound);
   if (o.calibrated) out += fmt::format("  {}\n", tolerance::statistical_summary(o));

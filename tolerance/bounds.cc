@@ -143,13 +143,14 @@ BoundedProgram apply_rules(const Program& p, const sym::Env& env,
                            const std::function<const Tensor&(const ValueNode*)>& exact, const Options& opt,
                            const ObservedErrors* observed) {
   BoundedProgram out;
+  const ValueIdentity identity(p);
   for (const auto& b : p.bindings()) {
     std::vector<Bounded> results;
     for (const auto& v : b.results()) results.push_back(exact_value(exact(v.get()), v.type().dtype));
     if (b.is_call()) {
       const Rule* rule = find_rule(b.op().name);
       DT_CHECK(rule != nullptr, fmt::format("no error rule for op '{}'", b.op().name));
-      RuleContext ctx{b, {}, results, env, opt};
+      RuleContext ctx{b, {}, results, env, opt, identity};
       for (const auto& a : b.args()) ctx.in.push_back(&out.values.at(a.get()));
       (*rule)(ctx);
       if (observed != nullptr) {

@@ -22,6 +22,7 @@
 #include "compiler/ops/op_table.h"
 #include "compiler/tensor/tensor.h"
 #include "tolerance/error_model.h"
+#include "tolerance/value_identity.h"
 
 namespace difftest::tolerance {
 
@@ -76,8 +77,12 @@ struct RuleContext {
   std::vector<Bounded>& out;  // reference values filled in; err 0 and certain on entry
   const sym::Env& env;
   const Options& opt;
+  const ValueIdentity& identity;
 
   const Attrs& attrs() const { return binding.attrs(); }
+  // Whether operands i and j hold the same elements in every correct implementation (their
+  // errors are one error, not two).
+  bool same_args(size_t i, size_t j) const { return identity.same(binding.args().at(i), binding.args().at(j)); }
   DType declared(size_t i = 0) const { return binding.results().at(i).type().dtype; }
   DType acc(DType operand) const;
   // Runs the reference kernel of this binding's op on substitute operands (F64 mode). Rules use

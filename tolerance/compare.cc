@@ -198,6 +198,10 @@ bool Comparison::has_outlier() const {
   return false;
 }
 
+bool Comparison::has_unchecked(double min_share) const {
+  return std::any_of(outputs.begin(), outputs.end(), [&](const OutputComparison& o) { return o.unchecked(min_share); });
+}
+
 bool Comparison::passed() const {
   for (const auto& o : outputs) {
     if (!o.passed()) return false;
@@ -215,6 +219,7 @@ nlohmann::json Comparison::to_json() const {
   nlohmann::json j;
   j["passed"] = passed();
   j["outlier"] = has_outlier();
+  j["unchecked"] = has_unchecked();
   j["bound_mode"] = bound_mode_name(options.mode);
   j["safety"] = options.safety;
   if (options.mode == BoundMode::Probabilistic) j["lambda"] = options.lambda;

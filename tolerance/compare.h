@@ -16,6 +16,11 @@
 
 namespace difftest::tolerance {
 
+// The least share of an output's elements either tier must compare for a verdict on it: an
+// output below it is unchecked, which is never ok (a bool output flipped whole where every
+// element was uncertain would pass otherwise).
+inline constexpr double kMinCheckedShare = 0.9;
+
 struct OutputComparison {
   size_t index = 0;
   std::string name;           // "%y"
@@ -43,6 +48,9 @@ struct OutputComparison {
   bool has_outlier() const { return outliers > 0 || bias.biased(); }
   // The share of elements either tier compared (1 for an empty output).
   double checked_share() const;
+  int64_t elements() const { return compared + uncertain; }
+  int64_t checked_elements() const { return calibrated ? checked : compared; }
+  bool unchecked(double min_share = kMinCheckedShare) const { return checked_share() < min_share; }
 };
 
 struct Comparison {
@@ -50,6 +58,7 @@ struct Comparison {
   Options options;
   bool passed() const;
   bool has_outlier() const;  // an output with an outlier or a bias (the statistical tier)
+  bool has_unchecked(double min_share = kMinCheckedShare) const;  // an output below min_share compared
   double worst_ratio() const;
   nlohmann::json to_json() const;
 };

@@ -52,6 +52,10 @@ int main(int argc, char** argv) {
   fuzz->add_option("--reduce-time", ff.reduce_time, "with --reduce: seconds for each failure (default 300)")
       ->check(positive_finite());
   fuzz->add_option("--weights", ff.check.weights, "op weights for the generator, e.g. exp=0,matmul=40");
+  fuzz->add_option("--fail-on", ff.fail_on,
+                   "unchecked: programs with an output too little compared are saved as failures and fail the "
+                   "campaign (default: counted, exit 0 when nothing failed)")
+      ->check(CLI::IsMember({"unchecked"}));
   add_check_flags(fuzz, ff.check, false);
   add_probe_flag(fuzz, ff.check.probe, false);
 

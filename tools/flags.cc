@@ -114,8 +114,10 @@ void add_gate_flags(CLI::App* app, commands::GateRequest& r) {
   app->add_flag("--fail-fast", r.fail_fast, "stop at the first corpus entry with a new signature");
   app->add_option("--fail-on", r.fail_on,
                   "outlier: new outlier signatures (beyond the ensemble's allowance, or biased; inside the sound "
-                  "bounds) fail the gate too (default: reported as noted)")
-      ->check(CLI::IsMember({"outlier"}));
+                  "bounds) fail the gate too (default: reported as noted); unchecked: so do seeds with an output "
+                  "too little compared (default: counted); both: outlier,unchecked")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"outlier", "unchecked"}));
   app->add_option("--weights", r.check.weights, "op weights for the generator, e.g. exp=0,matmul=40");
   add_check_flags(app, r.check, false);
 }

@@ -44,6 +44,27 @@ const std::vector<std::string>& ort_levels() {
   return levels;
 }
 
+namespace {
+
+// Whether `program` runs here: a path to an executable file, or a name found on PATH.
+bool runnable(const std::string& program) {
+  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  size_t at = 0;
+  while (at <= dirs.size()) {
+    const size_t colon = dirs.find(':', at);
+    const std::string dir = dirs.substr(at, colon == std::string::npos ? std::string::npos : colon - at);
+    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / program;
+    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return true;
+    if (colon == std::string::npos) break;
+    at = colon + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
 OrtInstall ort_install() {
   OrtInstall in;
   const char* dir = std::getenv("DIFFTEST_ORT_DIR");
@@ -62,9 +83,13 @@ OrtInstall ort_install() {
   if (in.dir.empty()) {
     in.missing = "no onnxruntime-node directory is configured (set DIFFTEST_ORT_DIR)";
   } else if (!fs::exists(fs::path(in.dir) / "ort_worker.js")) {
-    in.missing = fmt::format("{} has no ort_worker.js (configure the build again)", in.dir);
+    in.missing = fmt::format("{} has no ort_worker.js (scripts/setup.sh configures the build and installs it)", in.dir);
   } else if (in.version.empty()) {
     in.missing = fmt::format("onnxruntime-node is not installed in {} (scripts/setup.sh installs it)", in.dir);
+  } else if (!runnable(in.node)) {
+    in.missing = fmt::format("Node.js ('{}') is not installed or not on PATH (scripts/setup.sh installs nodejs; "
+                             "DIFFTEST_NODE names another binary)",
+                             in.node);
   }
   return in;
 }

@@ -268,6 +268,8 @@ class Campaign {
     if (!rec.harness_error && std::isfinite(rec.worst_excess)) excesses_.emplace_back(rec.worst_excess, seed);
     const std::string kind = rec.verdict_name();
     ++status_.counts[kind];
+    status_.elements += rec.elements;
+    status_.elements_checked += rec.elements_checked;
     if (!rec.signature) return nullptr;
     auto [it, fresh] = failures_.try_emplace(*rec.signature);
     FailureClass& f = it->second;
@@ -318,7 +320,7 @@ class Campaign {
       const Program p = campaign_program(seed, o_);
       sym::Env binding;
       for (const auto& var : rec.detail->variants) {
-        if (is_failure(var.kind) && var.signature() == f.signature) {
+        if (o_.counts_against(var) && var.signature() == f.signature) {
           binding = var.binding;
           break;
         }

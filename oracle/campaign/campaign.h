@@ -58,6 +58,12 @@ struct CampaignOptions {
   // Hand out no more seeds once a compiler failure is journaled (the programs in flight
   // finish): for measuring time to first detection. With faults, an attributable failure.
   bool stop_at_first_failure = false;
+  // `--fail-on unchecked`: a program with an output too little compared (VerdictKind::Unchecked)
+  // is journaled with a signature and saved like a failure, and fails the campaign.
+  bool fail_on_unchecked = false;
+  // Whether `v` counts against the compiler in this campaign: a finding, or unchecked when
+  // fail_on_unchecked.
+  bool counts_against(const VariantVerdict& v) const;
 };
 
 // The program a campaign checks for `seed`: the generated one, probed as `o.probe` says.
@@ -83,6 +89,9 @@ struct CampaignStatus {
   int64_t total = -1;       // programs in the campaign (-1: bounded by time only)
   double elapsed = 0;       // seconds this run
   std::map<std::string, int64_t> counts;  // verdict kind -> programs
+  // Output elements compared with the reference by either tier, and in all, over every variant
+  // and binding of every program journaled (SeedRecord::elements_checked, elements).
+  int64_t elements_checked = 0, elements = 0;
   int64_t abandoned = 0;                  // in flight when the time limit passed: not journaled
   int64_t refuted_timeouts = 0;           // variants whose timeout a rerun with a larger budget refuted
 };
@@ -107,7 +116,10 @@ struct CampaignSummary {
   int64_t checked = 0;                 // programs checked in this run
   // What reading the journal back found wrong (a corrupt line skipped, a torn last line dropped).
   std::vector<std::string> journal_notes;
-  bool found_failure() const;          // any compiler failure or harness error
+  // A failure signature (a compiler failure, a harness error, unchecked with fail_on_unchecked),
+  // or every program unsupported: the compiler under test took none of them.
+  bool found_failure() const;
+  bool nothing_supported() const;  // every program journaled was unsupported
   nlohmann::json to_json() const;
 };
 
@@ -126,6 +138,10 @@ struct Journal {
   std::vector<std::string> notes;
 };
 Journal read_campaign_journal(const std::string& out_dir, const CompilerUnderTest& compiler = builtin_compiler());
+
+// "  unchecked programs 9 of 100 (9.00%); output elements compared 97.12% (N of M, every variant
+// and binding)", a line of a campaign's or gate's summary.
+std::string format_checked_share(const CampaignStatus& s);
 
 // The summary as a table for a terminal.
 std::string format_summary(const CampaignSummary& s);

@@ -17,6 +17,10 @@ nlohmann::json SeedRecord::to_json() const {
     j["worst_ratio"] = worst_ratio;
     j["worst_excess"] = worst_excess;
   }
+  if (elements > 0) {
+    j["elements"] = elements;
+    j["elements_checked"] = elements_checked;
+  }
   if (refuted_timeouts > 0) j["refuted_timeouts"] = refuted_timeouts;
   if (signature) j["signature"] = signature->str();
   if (attributable) j["attributable"] = *attributable;
@@ -50,6 +54,8 @@ SeedRecord SeedRecord::from_json(const nlohmann::json& j, const std::string& whe
     if (j.contains("times")) r.times = StageTimes::from_json(j["times"]);
     r.worst_ratio = json_number(j, "worst_ratio");
     r.worst_excess = json_number(j, "worst_excess");
+    r.elements = j.value("elements", int64_t{0});
+    r.elements_checked = j.value("elements_checked", int64_t{0});
     r.refuted_timeouts = j.value("refuted_timeouts", 0);
     if (j.contains("signature")) {
       r.signature = Signature::parse(j["signature"].get<std::string>());

@@ -22,6 +22,9 @@ struct SeedRecord {
   std::optional<uint64_t> hash;        // program_hash
   std::optional<StageTimes> times;
   double worst_ratio = 0, worst_excess = 0;  // over every variant and binding
+  // Output elements compared with the reference by either tier, and in all, summed over every
+  // variant and binding (VariantVerdict::elements_checked, elements).
+  int64_t elements_checked = 0, elements = 0;
   int refuted_timeouts = 0;
   // The failure it names: with faults injected, the first one the clean compiler does not
   // show (`attributable` false when every failure shows there too; absent without faults).

@@ -22,12 +22,16 @@ ExcessSummary ExcessSummary::of(std::vector<std::pair<double, uint64_t>> excesse
   return s;
 }
 
-bool CampaignSummary::found_failure() const {
-  for (const auto& [kind, n] : status.counts) {
-    if (n > 0 && kind != "ok" && kind != "invalid_program") return true;
-  }
-  return false;
+bool CampaignOptions::counts_against(const VariantVerdict& v) const {
+  return is_failure(v.kind) || (fail_on_unchecked && v.kind == VerdictKind::Unchecked);
 }
+
+bool CampaignSummary::nothing_supported() const {
+  const auto unsupported = status.counts.find(verdict_kind_name(VerdictKind::Unsupported));
+  return status.done > 0 && unsupported != status.counts.end() && unsupported->second == status.done;
+}
+
+bool CampaignSummary::found_failure() const { return !failures.empty() || nothing_supported(); }
 
 nlohmann::json CampaignSummary::to_json() const {
   nlohmann::json j = {{"programs", status.done},
@@ -35,6 +39,9 @@ nlohmann::json CampaignSummary::to_json() const {
                       {"checked_this_run", checked},
                       {"seconds", status.elapsed},
                       {"counts", status.counts},
+                      {"elements", status.elements},
+                      {"elements_checked", status.elements_checked},
+                      {"nothing_supported", nothing_supported()},
                       {"times_ms", times.to_json()},
                       {"abandoned_at_time_limit", status.abandoned},
                       {"refuted_timeouts", status.refuted_timeouts}};
@@ -79,6 +86,19 @@ std::string format_progress(const CampaignStatus& s, double time_limit) {
   return out;
 }
 
+std::string format_checked_share(const CampaignStatus& s) {
+  const auto unchecked = s.counts.find(verdict_kind_name(VerdictKind::Unchecked));
+  const int64_t programs = unchecked == s.counts.end() ? 0 : unchecked->second;
+  std::string out = fmt::format("  unchecked programs {} of {} ({:.2f}%)", programs, s.done,
+                                s.done > 0 ? 100.0 * static_cast<double>(programs) / static_cast<double>(s.done) : 0.0);
+  if (s.elements > 0) {
+    out += fmt::format("; output elements compared {:.2f}% ({} of {}, every variant and binding)",
+                       100.0 * static_cast<double>(s.elements_checked) / static_cast<double>(s.elements),
+                       s.elements_checked, s.elements);
+  }
+  return out + "\n";
+}
+
 std::string format_summary(const CampaignSummary& s) {
   std::string out;
   for (const auto& note : s.journal_notes) out += fmt::format("warning: {}\n", note);
@@ -89,6 +109,10 @@ std::string format_summary(const CampaignSummary& s) {
     out += fmt::format(", {:.2f} programs/s", static_cast<double>(s.checked) / s.status.elapsed);
   out += "\n";
   for (const auto& [kind, n] : s.status.counts) out += fmt::format("  {:<16}{:>8}\n", kind, n);
+  out += format_checked_share(s.status);
+  if (s.nothing_supported()) {
+    out += "  every program was unsupported by the compiler under test: nothing was checked (a failure)\n";
+  }
   if (s.status.abandoned > 0) {
     out +=
         fmt::format("  {} programs in flight at the time limit were abandoned (not journaled; --resume checks them)\n",

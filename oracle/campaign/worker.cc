@@ -23,9 +23,9 @@ namespace {
 // Whether the clean compiler's verdict shows a failure for the variant `v` of the same program:
 // the same pipeline under the same binding, or a compile of that pipeline that failed (which
 // has no binding of its own).
-bool fails_clean(const Verdict& clean, const VariantVerdict& v) {
+bool fails_clean(const Verdict& clean, const VariantVerdict& v, const CampaignOptions& o) {
   return std::any_of(clean.variants.begin(), clean.variants.end(), [&](const VariantVerdict& c) {
-    return is_failure(c.kind) && c.variant.name() == v.variant.name() &&
+    return o.counts_against(c) && c.variant.name() == v.variant.name() &&
            (c.binding == v.binding || c.stage.kind != Stage::Kind::Compare);
   });
 }
@@ -36,11 +36,16 @@ const VariantVerdict* attributed_failure(const Program& p, const Verdict& v, con
                                          bool& attributable) {
   attributable = true;
   const VariantVerdict* first = v.first_failure();
+  if (!first) {
+    const auto unchecked = std::find_if(v.variants.begin(), v.variants.end(),
+                                        [&](const VariantVerdict& var) { return o.counts_against(var); });
+    if (unchecked != v.variants.end()) first = &*unchecked;
+  }
   if (!first || o.faults.empty()) return first;
   const faults::ScopedFaults off(faults::ScopedFaults::Off{}, o.faults);
   const Verdict clean = check_program(p, o.check);
   for (const auto& var : v.variants) {
-    if (is_failure(var.kind) && !fails_clean(clean, var)) return &var;
+    if (o.counts_against(var) && !fails_clean(clean, var, o)) return &var;
   }
   attributable = false;
   return first;
@@ -63,6 +68,8 @@ SeedRecord check_seed(uint64_t seed, const CampaignOptions& o) {
     for (const auto& var : v.variants) {
       rec.worst_ratio = std::max(rec.worst_ratio, var.worst_ratio);
       rec.worst_excess = std::max(rec.worst_excess, var.worst_excess);
+      rec.elements += var.elements;
+      rec.elements_checked += var.elements_checked;
     }
     rec.refuted_timeouts = v.refuted_timeouts();
     bool attributable = true;

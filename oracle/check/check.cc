@@ -61,7 +61,11 @@ void record_element(const Program& p, const tolerance::OutputComparison& o, Verd
 void judge(const Program& p, const tolerance::Comparison& cmp, const CheckOptions& options, VariantVerdict& v) {
   v.stage = Stage::compare();
   v.worst_ratio = cmp.worst_ratio();
-  for (const auto& o : cmp.outputs) v.worst_excess = std::max(v.worst_excess, o.worst_excess);
+  for (const auto& o : cmp.outputs) {
+    v.worst_excess = std::max(v.worst_excess, o.worst_excess);
+    v.elements += o.elements();
+    v.elements_checked += o.checked_elements();
+  }
   for (const auto& o : cmp.outputs) {
     if (o.passed()) continue;
     record_element(p, o, VerdictKind::Mismatch, o.worst_index, o.got, o.want, o.bound, v);
@@ -84,9 +88,10 @@ void judge(const Program& p, const tolerance::Comparison& cmp, const CheckOption
     return;
   }
   for (const auto& o : cmp.outputs) {
-    if (o.checked_share() >= options.min_checked_share) continue;
+    if (!o.unchecked(options.min_checked_share)) continue;
     v.kind = VerdictKind::Unchecked;
     v.output = o.name;
+    v.output_op = producer(p, o.index);
     v.message = fmt::format("only {:.1f}% of {} compared ({} of {} elements; {} uncertain in the sound bounds)",
                             100 * o.checked_share(), o.name, o.calibrated ? o.checked : o.compared,
                             o.compared + o.uncertain, o.uncertain);

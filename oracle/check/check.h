@@ -12,6 +12,7 @@
 #include "oracle/check/isolate.h"
 #include "oracle/check/variant.h"
 #include "oracle/check/verdict.h"
+#include "tolerance/compare.h"
 #include "tolerance/ensemble.h"
 #include "tolerance/error_model.h"
 
@@ -38,7 +39,7 @@ struct CheckOptions {
   // the sound bounds only). Its draws are seeded by input_seed.
   tolerance::EnsembleOptions ensemble;
   // An output with a smaller share of its elements compared by either tier is `unchecked`.
-  double min_checked_share = 0.9;
+  double min_checked_share = tolerance::kMinCheckedShare;
   // The CPU-time limit bounds the compile and each binding's run separately; limits.deadline,
   // when set, stops the whole check (Verdict::cancelled).
   IsolationLimits limits;

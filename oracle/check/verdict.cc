@@ -48,6 +48,8 @@ bool is_failure(VerdictKind k) {
 
 bool is_output_finding(VerdictKind k) { return k == VerdictKind::Mismatch || k == VerdictKind::Outlier; }
 
+bool names_output(VerdictKind k) { return is_output_finding(k) || k == VerdictKind::Unchecked; }
+
 std::string format_duration(double seconds) {
   const auto t = static_cast<int64_t>(seconds);
   if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, t / 60 % 60);
@@ -56,7 +58,7 @@ std::string format_duration(double seconds) {
 
 Signature VariantVerdict::signature() const {
   // Masked whole: an op's own digits too ("output of atanN"), as signatures always were.
-  const std::string what = is_output_finding(kind) ? "output of " + output_op : message;
+  const std::string what = names_output(kind) && !output_op.empty() ? "output of " + output_op : message;
   return {verdict_kind_name(kind), variant.signature_place(), stage.name(), normalize_message(what)};
 }
 
@@ -68,9 +70,15 @@ nlohmann::json VariantVerdict::to_json() const {
     j["worst_ratio"] = worst_ratio;
     j["worst_excess"] = worst_excess;
   }
-  if (is_output_finding(kind)) {
+  if (elements > 0) {
+    j["elements"] = elements;
+    j["elements_checked"] = elements_checked;
+  }
+  if (names_output(kind)) {
     j["output"] = output;
     j["output_op"] = output_op;
+  }
+  if (is_output_finding(kind)) {
     j["index"] = index;
     j["got"] = got;
     j["want"] = want;
@@ -233,6 +241,8 @@ VariantVerdict VariantVerdict::from_json(const nlohmann::json& j, const std::str
     v.stage = Stage::from_name(j.value("stage", std::string("compile")));
     v.message = j.value("message", std::string());
     if (j.contains("binding")) v.binding = j["binding"].get<sym::Env>();
+    v.elements = j.value("elements", int64_t{0});
+    v.elements_checked = j.value("elements_checked", int64_t{0});
     v.output = j.value("output", std::string());
     v.output_op = j.value("output_op", std::string());
     if (j.contains("index")) v.index = j["index"].get<std::vector<int64_t>>();

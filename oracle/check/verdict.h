@@ -25,7 +25,9 @@ enum class VerdictKind {
   // Inside the sound bounds (or where they are uncertain) but far outside the spread of
   // legitimate results the ensemble observed, or biased across an output (tolerance/ensemble.h).
   Outlier,
-  // Too few elements of an output compared by either tier to say anything: not a failure.
+  // Too few elements of an output compared by either tier to say anything: not a failure, and
+  // never ok (a campaign or gate fails on it with --fail-on unchecked; --seed, run and compare
+  // exit 4).
   Unchecked,
   // The same compile gave two different answers on the same inputs (an uninitialized buffer, a
   // race): a finding.
@@ -40,6 +42,8 @@ std::optional<VerdictKind> verdict_kind_from_name(const std::string& name);
 bool is_failure(VerdictKind k);  // a finding: not ok, invalid_program, unchecked or unsupported
 // A finding about the values of an output (mismatch, outlier): its signature names the op.
 bool is_output_finding(VerdictKind k);
+// A verdict about one output, named by the op that produced it: the findings and unchecked.
+bool names_output(VerdictKind k);
 
 // A compile that did not finish within its CPU budget, and the rerun with a larger budget
 // that confirms (or refutes) the timeout.
@@ -61,7 +65,10 @@ struct VariantVerdict {
   VerdictKind kind = VerdictKind::Ok;
   Stage stage;          // the pass (or codegen) a compile failed in, the run, or the comparison
   std::string message;  // what happened, with numbers
-  // Mismatch details (worst element over all outputs).
+  // Elements of the outputs compared with the reference (either tier) and in all, summed over
+  // the outputs; 0 and 0 where nothing was compared (a compile that failed, a cross-check).
+  int64_t elements_checked = 0, elements = 0;
+  // Mismatch details (worst element over all outputs); for unchecked, the output and op alone.
   std::string output;
   std::string output_op;  // the op that produced the worst output (the mismatch's signature)
   std::vector<int64_t> index;

@@ -67,8 +67,9 @@ GateCase check_entry(const std::string& file, const GateOptions& o, const Deadli
   const auto known_bug = [&](const Signature& s) {
     return its_bugs && std::find(e.known_bugs.begin(), e.known_bugs.end(), s) != e.known_bugs.end();
   };
+  // An entry that expects ok is not ok where an output went unchecked.
   for (const auto& v : clean.variants) {
-    if (is_failure(v.kind) && !known_bug(v.signature())) {
+    if ((is_failure(v.kind) || v.kind == VerdictKind::Unchecked) && !known_bug(v.signature())) {
       sort_into(c, GateFailure{v.signature(), false, -1, v.variant.name(), v.binding, v.message, file, rerun(v)}, o);
     }
   }
@@ -165,6 +166,12 @@ void run_seeds(const GateOptions& o, const Deadline& deadline, GateResult& r,
   const CampaignSummary s = run_campaign(c, on_status, [&](const SeedRecord& rec) { records.push_back(rec); });
   r.programs = s.status.done;
   r.seed_counts = s.status.counts;
+  r.seed_status = s.status;
+  if (s.nothing_supported()) {
+    r.nothing_supported = true;
+    r.notes.push_back(fmt::format("every one of the {} seeds was unsupported by {}: nothing was checked (a failure)",
+                                  s.status.done, c.check.under_test().identity()));
+  }
   if (s.status.total >= 0) {
     r.seeds_not_reached = s.status.total - s.status.done;
     if (r.seeds_not_reached > 0) {
@@ -194,7 +201,7 @@ void run_seeds(const GateOptions& o, const Deadline& deadline, GateResult& r,
     };
     if (rec.detail) {
       for (const auto& var : rec.detail->variants) {
-        if (is_failure(var.kind)) add(var.signature(), var.variant.name(), var.binding, var.message);
+        if (c.counts_against(var)) add(var.signature(), var.variant.name(), var.binding, var.message);
       }
     } else if (rec.signature) {  // a harness error: no variants
       add(*rec.signature, "", {}, rec.message);
@@ -400,6 +407,7 @@ std::string format_gate(const GateResult& r, const std::set<Signature>& baseline
     std::vector<std::string> counts;
     for (const auto& [kind, n] : r.seed_counts) counts.push_back(fmt::format("{} {}", kind, n));
     out += fmt::format("seeds: {} programs ({})\n", r.programs, fmt::join(counts, ", "));
+    out += format_checked_share(r.seed_status);
   }
   const std::set<Signature> fresh = r.fresh(), absent = r.absent(baseline);
   out += fmt::format("gate: {} in {:.1f} s: {} new signature{}, {} known seen, {} known not seen{}\n",
@@ -500,6 +508,9 @@ nlohmann::json gate_json(const GateResult& r, const std::set<Signature>& baselin
                       {"known_absent", texts(r.absent(baseline))},
                       {"programs", r.programs},
                       {"seed_counts", r.seed_counts},
+                      {"seed_elements", r.seed_status.elements},
+                      {"seed_elements_checked", r.seed_status.elements_checked},
+                      {"nothing_supported", r.nothing_supported},
                       {"corpus_skipped", r.corpus_skipped()},
                       {"notes", r.notes},
                       {"cases", cases}};

@@ -36,7 +36,9 @@ struct GateOptions {
   std::set<Signature> baseline;    // known failure signatures
   bool fail_fast = false;          // stop at the first case with a new signature
   // Outliers (the statistical tier) fail the gate only when asked (`--fail-on outlier`);
-  // otherwise they are reported as noted. Sound-tier findings always fail.
+  // otherwise they are reported as noted. Sound-tier findings always fail. Unchecked seeds fail
+  // it with campaign.fail_on_unchecked (`--fail-on unchecked`), and are counted otherwise; a
+  // corpus entry that expects ok fails when unchecked.
   bool fail_on_outliers = false;
   bool runs_seeds() const { return !campaign.unbounded || campaign.time_limit > 0; }
 };
@@ -73,12 +75,14 @@ struct GateResult {
   int64_t programs = 0;  // seeds checked
   int64_t seeds_not_reached = -1;              // of --seeds A..B, left when the budget ran out (-1: no range)
   std::map<std::string, int64_t> seed_counts;  // verdict kind -> seeds
+  CampaignStatus seed_status;                  // the seed campaign's counts and elements compared
+  bool nothing_supported = false;              // every seed was unsupported: the gate fails
   double seconds = 0;
   std::set<Signature> seen;                                                   // every failure signature, new and known
   std::set<Signature> fresh() const;                                          // those not in the baseline
   std::set<Signature> absent(const std::set<Signature>& baseline) const;      // known but not seen
   int corpus_skipped() const;                                                 // corpus entries the budget did not reach
-  bool passed() const { return fresh().empty() && corpus_skipped() == 0; }
+  bool passed() const { return fresh().empty() && corpus_skipped() == 0 && !nothing_supported; }
 };
 
 // Where a gate run is, for progress lines.

@@ -85,3 +85,64 @@ TEST(CampaignSummary, ExcessQuantilesAreOrderStatistics) {
 
 }  // namespace
 }  // namespace difftest::oracle
+
+namespace difftest::oracle {
+namespace {
+
+CampaignSummary counted(std::map<std::string, int64_t> counts) {
+  CampaignSummary s;
+  for (const auto& [kind, n] : counts) s.status.done += n;
+  s.status.counts = std::move(counts);
+  return s;
+}
+
+// Unchecked and unsupported programs are not findings; a campaign the compiler took no program
+// of checked nothing, and fails.
+TEST(CampaignSummary, FailsOnFindingsAndOnNothingSupportedNotOnUncheckedAlone) {
+  EXPECT_FALSE(counted({{"ok", 5}, {"unchecked", 3}}).found_failure());
+  EXPECT_FALSE(counted({{"ok", 5}, {"unsupported", 3}}).found_failure());
+  EXPECT_FALSE(counted({{"unchecked", 3}}).found_failure());
+  EXPECT_TRUE(counted({{"unsupported", 3}}).found_failure());
+  EXPECT_TRUE(counted({{"unsupported", 3}}).nothing_supported());
+  EXPECT_FALSE(counted({}).found_failure());
+  CampaignSummary with_finding = counted({{"ok", 5}, {"mismatch", 1}});
+  FailureClass finding;
+  finding.signature = *Signature::parse("mismatch|O3|compare|output of mul");
+  with_finding.failures.push_back(finding);
+  EXPECT_TRUE(with_finding.found_failure());
+  const std::string text = format_summary(counted({{"unsupported", 2}}));
+  EXPECT_NE(text.find("every program was unsupported"), std::string::npos) << text;
+}
+
+// The journal records the output elements each program had compared and in all; the summary
+// adds them up.
+TEST(CampaignSummary, CountsTheElementsComparedOverTheJournal) {
+  const fs::path dir = fs::temp_directory_path() / ("difftest_unchecked." + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  CampaignOptions o = small_campaign(dir, 1);
+  const CampaignSummary plain = run_campaign(o);
+  EXPECT_GT(plain.status.elements, 0);
+  EXPECT_LE(plain.status.elements_checked, plain.status.elements);
+  std::ifstream journal(dir / "journal.jsonl");
+  int64_t elements = 0;
+  for (std::string line; std::getline(journal, line);) elements += nlohmann::json::parse(line).at("elements").get<int64_t>();
+  EXPECT_EQ(elements, plain.status.elements);
+  fs::remove_all(dir);
+}
+
+TEST(CampaignOptions, CountsUncheckedAgainstTheCompilerOnlyWhenAsked) {
+  VariantVerdict v;
+  v.kind = VerdictKind::Unchecked;
+  CampaignOptions o;
+  EXPECT_FALSE(o.counts_against(v));
+  o.fail_on_unchecked = true;
+  EXPECT_TRUE(o.counts_against(v));
+  v.kind = VerdictKind::Unsupported;
+  EXPECT_FALSE(o.counts_against(v));
+  v.kind = VerdictKind::Mismatch;
+  o.fail_on_unchecked = false;
+  EXPECT_TRUE(o.counts_against(v));
+}
+
+}  // namespace
+}  // namespace difftest::oracle

@@ -90,6 +90,7 @@ TEST(Records, AJournalRecordReadsAndWritesBackByteForByte) {
       R"("seed":7,"times":{"compare_ms":0.5,"compile_ms":120.25,"generate_ms":0.125,"reference_ms":3.0,)"
       R"("run_ms":1.5},"variants":[{"binding":{"n":2},"compile_ms":60.0,"cpu_ms":75.5,"index":[1,3],)"
       R"("kind":"mismatch","message":"1 of 8 elements of %y outside their bounds","pipeline":"O0","run_ms":0.5,)"
+      R"("elements":8,"elements_checked":7,)"
       R"("stage":"compare","worst_excess":12.5,"worst_ratio":3.25,"got":1.5,"want":null,"bound":0.001,)"
       R"("output":"y","output_op":"mul","signature":"mismatch|O0|compare|output of mul"},)"
       R"({"binding":{"n":2},"compile_ms":0.0,"fma_contraction":true,"kind":"timeout","llvm_opt_level":2,)"
@@ -101,6 +102,7 @@ TEST(Records, AJournalRecordReadsAndWritesBackByteForByte) {
       R"("message":"not finite","pipeline":"reference","run_ms":0.0,"stage":"reference"},)"
       R"({"against":"O0","binding":{"n":2},"compile_ms":0.0,"kind":"ok","message":"","pipeline":"O0~O3-specialized",)"
       R"("run_ms":0.0,"specialized":true,"stage":"compare","worst_excess":0.0,"worst_ratio":0.5}],"verdict":"mismatch"},)"
+      R"("elements":8,"elements_checked":7,)"
       R"("hash":"00c0ffee00c0ffee","refuted_timeouts":1,"seed":7,"signature":"mismatch|O0|compare|output of mul",)"
       R"("times":{"compare_ms":0.5,"compile_ms":120.25,"generate_ms":0.125,"reference_ms":3.0,"run_ms":1.5},)"
       R"("verdict":"mismatch","worst_excess":12.5,"worst_ratio":3.25})";

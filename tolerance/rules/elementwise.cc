@@ -46,6 +46,26 @@ OperandShare operand_share(const std::string& op, const Bounded& a, size_t j, co
   return {share, share * spread(own, at) / own.err[at]};
 }
 
+bool is_comparison(const std::string& op) {
+  return op == "equal" || op == "not_equal" || op == "less" || op == "less_equal" || op == "greater" ||
+         op == "greater_equal";
+}
+
+// `op(x, x)` at element i, both operands the same value (RuleContext::same_args): its one error
+// cancels where the op takes x's difference from itself, so the result is exact and certain
+// whatever x's bound (x < x is false, x - x is 0, x / x is 1 for x != 0) — bounding the two as
+// independent made it uncertain. False where the rule for distinct operands applies.
+bool same_operand_result(const RuleContext& c, const std::string& op, const Bounded& x, size_t i, Bounded& out) {
+  const bool nonzero = !x.uncertain[i] && std::fabs(x.ref[i]) > x.err[i];
+  if (is_comparison(op) || op == "sub" || ((op == "div" || op == "floor_divide" || op == "floor_mod") && nonzero)) {
+    out.err[i] = 0;
+    out.uncertain[i] = 0;
+    if (is_float(out.dtype)) set_spread(c, out, i, 0, 0);
+    return true;
+  }
+  return false;
+}
+
 void binary(RuleContext& c) {
   const Bounded &a = *c.in[0], &b = *c.in[1];
   Bounded& out = c.out[0];
@@ -53,8 +73,10 @@ void binary(RuleContext& c) {
   const auto ia = broadcast_index(a.shape(), out.shape()), ib = broadcast_index(b.shape(), out.shape());
   const bool float_operands = is_float(c.binding.args()[0].type().dtype);
   const bool compare = out.dtype == DType::boolean && float_operands;
+  const bool same = c.same_args(0, 1);
   for (size_t i = 0; i < out.ref.size(); ++i) {
     const auto j = static_cast<size_t>(ia[i]), k = static_cast<size_t>(ib[i]);
+    if (same && same_operand_result(c, op, a, j, out)) continue;
     out.uncertain[i] = a.uncertain[j] || b.uncertain[k];
     if (compare) {
       out.uncertain[i] = out.uncertain[i] || comparison_uncertain(a.ref[j], a.err[j], b.ref[k], b.err[k]);
@@ -125,6 +147,8 @@ void cast(RuleContext& c) {
 
 void propagate_only(RuleContext& c) {  // exact integer / bool ops: uncertainty flows through
   Bounded& out = c.out[0];
+  // b xor b is false whatever b is.
+  if (c.binding.op().name == "logical_xor" && c.same_args(0, 1)) return;
   for (const Bounded* a : c.in) {
     const auto idx = broadcast_index(a->shape(), out.shape());
     for (size_t i = 0; i < out.ref.size(); ++i) out.uncertain[i] |= a->uncertain[static_cast<size_t>(idx[i])];

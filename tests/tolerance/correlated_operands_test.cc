@@ -1,0 +1,129 @@
+// Operands that are the same value (tolerance/value_identity.h) carry one error, not two: x - x
+// is exactly 0, x < x certainly false, x / x exactly 1 (x != 0), and so through copies made by
+// exact ops (neg, reshape, cast); a `where` on such a comparison takes a certain branch. Bounded
+// as independent, every one of these was uncertain and its output unchecked: a bool output
+// flipped whole passed. Expected values are written out by hand from the semantics.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/support/ir_util.h"
+#include "tolerance/bounds.h"
+#include "tolerance/value_identity.h"
+
+namespace difftest::tolerance {
+namespace {
+
+// %x carries an error (exp rounds); %nx and %nx2 are two separate negations of it.
+constexpr const char* kSelf = R"(program @self() {
+  %a: f16[8] = param
+  %x: f16[8] = exp(%a)
+  %lt: bool[8] = less(%x, %x)
+  %le: bool[8] = less_equal(%x, %x)
+  %ne: bool[8] = not_equal(%x, %x)
+  %d: f16[8] = sub(%x, %x)
+  %q: f16[8] = div(%x, %x)
+  %nx: f16[8] = neg(%x)
+  %nx2: f16[8] = neg(%x)
+  %gt: bool[8] = greater(%nx, %nx2)
+  %w: f16[8] = where(%gt, %a, %x)
+  %y: f16[8] = exp(%a)
+  %lty: bool[8] = less(%x, %y)
+  %xor: bool[8] = logical_xor(%lty, %lty)
+  return %lt, %le, %ne, %d, %q, %gt, %w, %lty, %xor
+}
+)";
+
+class CorrelatedOperandsInEachMode : public ::testing::TestWithParam<BoundMode> {};
+
+TEST_P(CorrelatedOperandsInEachMode, TheSameValueOnBothSidesIsExactAndCertain) {
+  const Program p = testing::verified_program(kSelf, "self.ir");
+  std::map<std::string, Tensor> inputs;
+  inputs["a"] = Tensor::from_doubles(DType::f16, {8}, {-2, -1, -0.5, 0, 0.25, 0.5, 1, 2});
+  Options opt;
+  opt.mode = GetParam();
+  const BoundedProgram b = bound_program(p, {}, inputs, opt);
+  ASSERT_FALSE(b.invalid) << b.invalid_reason;
+  const std::vector<std::string> names = {"x < x",  "x <= x",    "x != x", "x - x",    "x / x",
+                                          "-x > -x", "where(-x > -x)", "x < y", "b xor b"};
+  const std::vector<double> want = {0, 1, 0, 0, 1, 0, -1 /* x itself: checked below */, -1, 0};
+  for (size_t o = 0; o < names.size(); ++o) {
+    const Bounded& out = *b.outputs[o];
+    for (size_t i = 0; i < out.ref.size(); ++i) {
+      if (names[o] == "x < y") {
+        // exp(a) twice: two computations, each rounded its own way, so the comparison of the
+        // two is in doubt wherever their bounds touch, which they do everywhere here.
+        EXPECT_EQ(out.uncertain[i], 1) << names[o] << " at " << i;
+        continue;
+      }
+      EXPECT_EQ(out.uncertain[i], 0) << names[o] << " at " << i;
+      if (names[o] == "where(-x > -x)") {
+        // The condition is certainly false: the element is x's, with x's bound.
+        EXPECT_EQ(out.err[i], b.values.at(p.bindings()[1].result().get()).err[i]) << names[o];
+        continue;
+      }
+      EXPECT_EQ(out.ref[i], want[o]) << names[o] << " at " << i;
+      EXPECT_EQ(out.err[i], 0) << names[o] << " at " << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, CorrelatedOperandsInEachMode,
+                         ::testing::Values(BoundMode::Deterministic, BoundMode::Probabilistic));
+
+// x / x is 1 only where x is certainly not 0.
+TEST(CorrelatedOperands, ADivisionOfAValueByItselfIsUncertainWhereItMayBeZero) {
+  const Program p = testing::verified_program(R"(program @q() {
+  %a: f32[3] = param
+  %c: f32[3] = param
+  %e: f32[3] = exp(%a)
+  %x: f32[3] = sub(%e, %c)
+  %q: f32[3] = div(%x, %x)
+  return %q
+}
+)",
+                                              "q.ir");
+  std::map<std::string, Tensor> inputs;
+  inputs["a"] = Tensor::from_doubles(DType::f32, {3}, {0, 0.5, 2});
+  // exp(0) - (1 - 2^-24) = 2^-24, within exp's error budget (8 f32 u of 1) of 0.
+  inputs["c"] = Tensor::from_doubles(DType::f32, {3}, {1 - 0x1p-24, 0, 0});
+  const BoundedProgram b = bound_program(p, {}, inputs, Options{});
+  ASSERT_FALSE(b.invalid) << b.invalid_reason;
+  const Bounded& q = *b.outputs[0];
+  EXPECT_EQ(q.uncertain[0], 1);
+  EXPECT_EQ(q.uncertain[1], 0);
+  EXPECT_EQ(q.uncertain[2], 0);
+  EXPECT_EQ(q.err[1], 0);
+}
+
+// Which values are the same: by SSA identity, through exact ops with the same attributes, and
+// not through ops that round (two exps may be computed two ways) or with other attributes.
+TEST(ValueIdentity, SameThroughExactOpsOnlyWithTheSameAttributes) {
+  const Program p = testing::verified_program(R"(program @ids() {
+  %a: f32[2, 3] = param
+  %e1: f32[2, 3] = exp(%a)
+  %e2: f32[2, 3] = exp(%a)
+  %t1: f32[3, 2] = permute_dims(%a, axes=[1, 0])
+  %t2: f32[3, 2] = permute_dims(%a, axes=[1, 0])
+  %r1: f32[3, 2] = reshape(%a, shape=[3, 2])
+  %c1: f16[2, 3] = cast(%a, dtype=f16)
+  %c2: f16[2, 3] = cast(%a, dtype=f16)
+  %n1: f16[2, 3] = neg(%c1)
+  %n2: f16[2, 3] = neg(%c2)
+  return %e1, %e2, %t1, %t2, %r1, %n1, %n2
+}
+)",
+                                              "ids.ir");
+  const ValueIdentity id(p);
+  const auto& o = p.outputs();
+  EXPECT_TRUE(id.same(o[0], o[0]));
+  EXPECT_FALSE(id.same(o[0], o[1])) << "exp rounds: two calls may differ";
+  EXPECT_TRUE(id.same(o[2], o[3])) << "the same transpose of the same value";
+  EXPECT_FALSE(id.same(o[2], o[4])) << "a reshape is not a transpose, though both are [3, 2]";
+  EXPECT_TRUE(id.same(o[5], o[6])) << "neg of the same cast of the same value";
+}
+
+}  // namespace
+}  // namespace difftest::tolerance
