@@ -40,6 +40,7 @@ const std::vector<Backend>& all_backends() {
     builtin.default_opt = builtin_defaults.pipelines;
     builtin.default_orders = builtin_defaults.random_orders;
     builtin.cross_checks = builtin_defaults.cross_checks;
+    builtin.wraps_integer_overflow = true;
     out.push_back(builtin);
     Backend ort;
     ort.name = "ort";

@@ -26,6 +26,9 @@ struct Backend {
   std::map<std::string, std::vector<DType>> op_float_dtypes;
   // Variant pairs whose outputs a default check also compares with each other.
   std::vector<std::pair<std::string, std::string>> cross_checks;
+  // Whether integer overflow wraps in what it runs, as difftest's IR defines it (the builtin
+  // compiler); an exported ONNX model leaves it undefined (tolerance::Options).
+  bool wraps_integer_overflow = false;
   bool builtin() const { return name == "builtin"; }
   // "" when it can run here, else why not (a package not installed).
   std::string missing() const;

@@ -113,8 +113,12 @@ int import_command(const ImportRequest& r, const Print& out);
 struct ExportRequest {
   std::string file, onnx_out;
   uint64_t form_seed = 0;
+  bool form_seed_given = false;
   bool unpacked_q4 = false;  // q4 weights unpacked then MatMul, never ORT's MatMulNBits
   bool bf16_edges = false;   // bf16 inputs and outputs as f32 at the graph's edges
+  // "": the options above; a backend's name: exactly the model that backend checks (its form
+  // seed, edges and q4 form), so a model filed with a report is the one judged.
+  std::string backend;
 };
 int export_command(const ExportRequest& r, const Print& out);
 

@@ -1,6 +1,8 @@
 // import and onnx-conformance (commands.h).
 #include <fmt/format.h>
 
+#include "backends/backends.h"
+#include "backends/onnxruntime/ort_model.h"
 #include "commands/commands.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/parser.h"
@@ -47,15 +49,33 @@ int import_command(const ImportRequest& r, const Print& out) {
 }
 
 int export_command(const ExportRequest& r, const Print& out) {
+  if (!r.backend.empty()) {
+    const backends::Backend& backend = backends::find_backend(r.backend, "--backend");
+    if (backend.name != "ort") {
+      throw UserError(ErrorKind::Usage, fmt::format("--backend {}: it is not given ONNX models (ort is)", r.backend));
+    }
+    if (r.form_seed_given || r.unpacked_q4 || r.bf16_edges) {
+      throw UserError(ErrorKind::Usage,
+                      "--backend ort writes the model that backend checks: --form-seed, --unpacked-q4 and "
+                      "--bf16-edges do not apply");
+    }
+  }
   const Program p = parse_program_file(r.file);
   verify(p);
-  interop::ExportOptions options;
-  options.form_seed = r.form_seed;
-  if (r.unpacked_q4) options.q4_form = interop::ExportOptions::Q4Form::Dequantize;
-  options.bf16_edges_as_f32 = r.bf16_edges;
-  const ::onnx::ModelProto model = interop::export_program(p, options);
   std::string bytes;
-  if (!model.SerializeToString(&bytes)) throw InternalError("the exported model does not serialize");
+  if (r.backend == "ort") {
+    bytes = backends::export_for_ort(p).bytes;
+  } else {
+    interop::ExportOptions options;
+    options.form_seed = r.form_seed;
+    if (r.unpacked_q4) options.q4_form = interop::ExportOptions::Q4Form::Dequantize;
+    options.bf16_edges_as_f32 = r.bf16_edges;
+    if (!interop::export_program(p, options).SerializeToString(&bytes)) {
+      throw InternalError("the exported model does not serialize");
+    }
+  }
+  ::onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) throw InternalError("the exported model does not parse back");
   write_file_atomic(r.onnx_out, bytes);
   out(fmt::format("wrote {} ({} nodes, {} initializers, opset {})\n", r.onnx_out, model.graph().node_size(),
                   model.graph().initializer_size(), interop::kExportOpset));

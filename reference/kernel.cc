@@ -27,10 +27,15 @@ Tensor KernelContext::floats(size_t result, std::vector<int64_t> shape, const st
                                                    "erf", "sin", "cos",  "pow",     "atan2", "rsqrt"};
   const bool function = kFunctions.count(binding.op().name) > 0;
   // gelu's 0.5 x (1 + tanh(...)) cancels for negative x: its error scales with |x|, not |gelu x|.
-  const bool cancels = binding.op().name == "gelu";
+  // sigmoid's legitimate form 0.5 + 0.5 tanh(x / 2) cancels too (an absolute error), and silu's
+  // x times it (tolerance/error_model.h, kSigmoidCancels).
+  const std::string& op = binding.op().name;
+  const double scale = op == "gelu" ? 1.0 : op == "silu" ? 0.5 : 0.0;
   std::vector<double> rounded(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
-    const double magnitude = cancels ? std::fabs(arg(0).get(static_cast<int64_t>(i))) : 0;
+    const double magnitude = op == "sigmoid" ? 0.5
+                             : scale > 0    ? scale * std::fabs(arg(0).get(static_cast<int64_t>(i)))
+                                            : 0.0;
     rounded[i] = perturbation->round(function ? perturbation->function_error(v[i], t, magnitude) : v[i], t);
   }
   return Tensor::from_doubles(storage(t), std::move(shape), rounded);

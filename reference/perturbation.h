@@ -42,10 +42,19 @@ enum class SumOrder { Sequential, Reversed, Blocked, Random };
 
 // How a member sums: the order, and whether each product is fused with its sum (one rounding,
 // an FMA) rather than rounded first. Blocked sums are sgemm's whatever `fused` says.
+// `rewritten`: the member computes ops in the rewritten forms kernel libraries and optimizing
+// compilers use instead of the textbook ones (docs/tolerance.md, "Legitimate forms"):
+//   - normalizations as ONNX Runtime's CPU kernels and PyTorch's CPU batch norm do: the variance
+//     in one pass (E[x^2] - E[x]^2) and the affine step folded into a scale and a shift,
+//     s = g / sqrt(var + eps), y = x * s + (b - mean * s), whose roundings do not cancel where
+//     x - mean does (over one element y is not exactly b);
+//   - division as multiplication by the reciprocal, x * (1 / y) (two roundings).
 struct Summation {
-  Summation(SumOrder order = SumOrder::Random, bool fused = false) : order(order), fused(fused) {}  // NOLINT
+  Summation(SumOrder order = SumOrder::Random, bool fused = false, bool rewritten = false)  // NOLINT
+      : order(order), fused(fused), rewritten(rewritten) {}
   SumOrder order;
   bool fused;
+  bool rewritten;
 };
 
 class Perturbation {
@@ -55,6 +64,7 @@ class Perturbation {
 
   SumOrder sum_order() const { return summation_.order; }
   bool fused() const { return summation_.fused; }
+  bool rewritten_forms() const { return summation_.rewritten; }
   // The order of the K terms under sum_order() (Blocked: the index order).
   std::vector<int64_t> summation_order(int64_t k);
 

@@ -77,6 +77,14 @@ void set_spread(const RuleContext& c, Bounded& out, size_t i, double independent
   out.sd[i] = independent + std::max(0.0, out.err[i] - inherited_bound) / kSqrt3;
 }
 
+void mark_integer_overflow(const RuleContext& c, Bounded& out, size_t i, double exact) {
+  if (c.opt.integer_overflow_wraps || !is_int(out.dtype)) return;
+  // int_max(i64) is not a double: 2^63 is the first value past it.
+  const double hi = out.dtype == DType::i64 ? 0x1p63 : static_cast<double>(int_max(out.dtype)) + 1;
+  const double lo = static_cast<double>(int_min(out.dtype));
+  if (!(exact >= lo && exact < hi)) out.uncertain[i] = 1;
+}
+
 void mark_uncertain(Bounded& out, const Tensor& dependence) {
   DT_CHECK(dependence.numel() == out.numel(), "uncertainty dependence has the wrong size");
   for (int64_t i = 0; i < out.numel(); ++i) {
@@ -94,15 +102,6 @@ Bounded exact_value(const Tensor& t, DType declared) {
   b.err.assign(b.ref.size(), 0);
   b.uncertain.assign(b.ref.size(), 0);
   return b;
-}
-
-double largest_finite(DType t) {
-  switch (t) {
-    case DType::f16: return 65504.0;
-    case DType::bf16: return 3.3895313892515355e38;
-    case DType::f32: return 3.4028234663852886e38;
-    default: return INFINITY;
-  }
 }
 
 // A value beyond its dtype's finite range overflows to inf in a correct implementation: the

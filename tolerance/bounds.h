@@ -146,5 +146,9 @@ bool softmax_bound(const std::vector<double>& x, const std::vector<double>& ex, 
                    std::vector<double>& y, std::vector<double>& ey, bool log = false);
 // Marks an output element uncertain wherever `dependence` (a kernel run on indicators) > 0.
 void mark_uncertain(Bounded& out, const Tensor& dependence);
+// Under Options::integer_overflow_wraps = false, marks element i of an integer `out` uncertain
+// where `exact`, its value computed without wrapping (in f64: exact for 32-bit operands; an i64
+// near its limits counts as overflowing), is outside out's dtype.
+void mark_integer_overflow(const RuleContext& c, Bounded& out, size_t i, double exact);
 
 }  // namespace difftest::tolerance

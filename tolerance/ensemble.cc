@@ -58,11 +58,13 @@ reference::Summation member_summation(int member) {
     case 5:
       return {SumOrder::Sequential, true};
     case 2:
-      return {SumOrder::Reversed, false};
+      return {SumOrder::Reversed, false, true};
     case 3:
       return {SumOrder::Blocked, false};
+    case 4:
+      return {SumOrder::Random, false, true};
     case 7:
-      return {SumOrder::Random, true};
+      return {SumOrder::Random, true, true};
     default:
       return {SumOrder::Random, false};
   }

@@ -19,6 +19,22 @@ const char* bound_mode_name(BoundMode m) {
   return "?";
 }
 
+std::string describe_bound(const Options& o) {
+  switch (o.mode) {
+    case BoundMode::Deterministic:
+      return "a rigorous first-order error bound of a correct implementation in the program's dtypes (any "
+             "summation order, with or without FMA)";
+    case BoundMode::Pairwise:
+      return "a rigorous first-order error bound of an implementation in the program's dtypes that sums pairwise";
+    case BoundMode::Probabilistic:
+      break;
+  }
+  return fmt::format(
+      "a probabilistic error bound of a correct implementation in the program's dtypes (independent mean-zero "
+      "roundings at lambda = {:g}: a correct result exceeds it with probability about {:.0e} per element)",
+      o.lambda, 2 * std::exp(-o.lambda * o.lambda / 2));
+}
+
 BoundMode parse_bound_mode(const std::string& name) {
   for (BoundMode m : {BoundMode::Deterministic, BoundMode::Probabilistic, BoundMode::Pairwise}) {
     if (name == bound_mode_name(m)) return m;
@@ -71,6 +87,15 @@ double libm(double r, DType out) {
   return kLibmUnits * rounding_error(r, compute) + (compute != out ? rounding_error(r, out) : 0);
 }
 
+// The same budget relative to max(|r|, magnitude), for a function whose legitimate forms cancel
+// terms of that size: sigmoid as 0.5 + 0.5 tanh(x / 2) (an absolute error of a few u, which ONNX
+// Runtime's f32 Sigmoid shows) and silu as x times that.
+double libm_cancelling(double r, double magnitude, DType out) {
+  const DType compute = (out == DType::f16 || out == DType::bf16) ? DType::f32 : out;
+  return kLibmUnits * rounding_error(std::max(std::fabs(r), magnitude), compute) +
+         (compute != out ? rounding_error(r, out) : 0);
+}
+
 template <typename F>
 double endpoint_spread(F f, double a, double ea, double r) {
   if (ea == 0) return 0;
@@ -85,6 +110,15 @@ double rounding_error(double r, DType t) {
 }
 
 double libm_error(double r, DType out) { return libm(r, out); }
+
+double largest_finite(DType t) {
+  switch (t) {
+    case DType::f16: return 65504.0;
+    case DType::bf16: return 3.3895313892515355e38;
+    case DType::f32: return 3.4028234663852886e38;
+    default: return INFINITY;
+  }
+}
 
 double smallest_normal(DType t) {
   switch (t) {
@@ -116,11 +150,13 @@ ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DT
   } else if (op == "tanh") {
     b.err = endpoint_spread([](double x) { return std::tanh(x); }, a, ea, r) + libm(r, out);
   } else if (op == "sigmoid") {
-    b.err = endpoint_spread([](double x) { return 1 / (1 + std::exp(-x)); }, a, ea, r) + libm(r, out);
+    b.err = endpoint_spread([](double x) { return 1 / (1 + std::exp(-x)); }, a, ea, r) +
+            libm_cancelling(r, kSigmoidCancels, out);
   } else if (op == "erf") {
     b.err = endpoint_spread([](double x) { return std::erf(x); }, a, ea, r) + libm(r, out);
   } else if (op == "silu") {
-    b.err = 1.1 * ea + libm(r, out) + 2 * u * std::fabs(a);  // silu' is within [-0.1, 1.1]
+    // silu' is within [-0.1, 1.1]
+    b.err = 1.1 * ea + libm_cancelling(r, kSigmoidCancels * std::fabs(a), out) + 2 * u * std::fabs(a);
   } else if (op == "gelu") {
     b.err = 1.13 * ea + 2 * libm(r, out) + 2 * u * std::fabs(a);  // gelu' is within [-0.13, 1.13]
   } else if (op == "sin" || op == "cos") {
@@ -157,7 +193,8 @@ ScalarBound binary_bound(const std::string& op, double a, double ea, double b, d
     s.uncertain = std::fabs(b) <= eb;
     if (!s.uncertain) {
       const double q = (ea + std::fabs(r) * eb) / (std::fabs(b) - eb);
-      s.err = q + rounding_error(std::fabs(r) + q, out);
+      // Two roundings: x * (1 / y), the reciprocal form kernel libraries and fast-math use.
+      s.err = q + 2 * rounding_error(std::fabs(r) + q, out);
     }
   } else if (op == "pow") {
     const bool perturbed = ea > 0 || eb > 0;

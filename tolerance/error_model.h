@@ -27,7 +27,17 @@ struct Options {
   BoundMode mode = BoundMode::Deterministic;
   double lambda = 6;   // probabilistic mode's confidence multiplier
   double safety = 2;   // a candidate fails when |got - ref| > safety * bound + tiny
+  // Integer arithmetic wraps in difftest's IR (docs/ops.md). ONNX leaves overflow undefined, so
+  // for a compiler under test that runs an exported model this is false: an integer element
+  // whose exact result leaves its dtype's range (add, sub, mul, neg, abs, sum, prod, a narrowing
+  // integer cast) is uncertain, and so is everything computed from it.
+  bool integer_overflow_wraps = true;
 };
+
+// What a bound of `o` claims, for reports: "a rigorous first-order error bound ..." in
+// deterministic mode, "a probabilistic error bound ... exceeded with probability about P per
+// element" in probabilistic mode.
+std::string describe_bound(const Options& o);
 
 // The factor g(K) above for K terms accumulated in `acc`.
 double summation_factor(int64_t k, DType acc, const Options& o);
@@ -47,11 +57,18 @@ double summation_error(int64_t k, DType acc, const Options& o, double abs_sum, d
 // subnormal spacing (0 for exact dtypes).
 double rounding_error(double r, DType t);
 
+// The largest finite value of a float dtype (inf for f64 and integers: not checked).
+double largest_finite(DType t);
+
 // The smallest normal number of a float dtype (the comparison's absolute slack).
 double smallest_normal(DType t);
 
 // Budget of a libm-grade function in units of u (4 ulps = 8 u): exp, log, tanh, ...
 constexpr double kLibmUnits = 8;
+// sigmoid(x) = 0.5 + 0.5 tanh(x / 2) is a legitimate form (ONNX Runtime's f32 Sigmoid errs as it
+// does: about 6e-8 absolute, so sigmoid(-3.5) 20 ulps off): its budget is relative to
+// max(|sigmoid x|, 0.5), silu's to max(|silu x|, 0.5 |x|).
+constexpr double kSigmoidCancels = 0.5;
 // The error of a libm-grade result r in dtype `out`: kLibmUnits u in the precision the function
 // is computed in (f32 for f16/bf16 results), plus the rounding to `out`.
 double libm_error(double r, DType out);

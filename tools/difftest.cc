@@ -166,6 +166,8 @@ int main(int argc, char** argv) {
                        "write q4 weights unpacked (BitShift, Mod) then MatMul, not as ORT's MatMulNBits");
   export_cmd->add_flag("--bf16-edges", exp.bf16_edges,
                        "bf16 inputs and outputs as f32 at the graph's edges, for runtimes without bf16 tensors");
+  export_cmd->add_option("--backend", exp.backend,
+                         "ort: exactly the model `--backend ort` checks (its form seed is the program's hash)");
 
   auto* conformance = app.add_subcommand("onnx-conformance", "hold the reference against ONNX's node tests");
   commands::ConformanceRequest conf;
@@ -204,7 +206,10 @@ int main(int argc, char** argv) {
     if (reduce->parsed()) return commands::reduce_command(rdf, progress, print_out);
     if (bisect->parsed()) return commands::bisect_command(bsf, progress, print_out);
     if (import->parsed()) return commands::import_command(imp, print_out);
-    if (export_cmd->parsed()) return commands::export_command(exp, print_out);
+    if (export_cmd->parsed()) {
+      exp.form_seed_given = export_cmd->count("--form-seed") > 0;
+      return commands::export_command(exp, print_out);
+    }
     if (conformance->parsed()) return commands::onnx_conformance_command(conf, progress, print_out);
     if (list_passes) return commands::list_passes_command(print_out);
     if (*seed_opt) return commands::seed_command(seed, sf, print_out);

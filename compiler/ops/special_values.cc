@@ -76,6 +76,13 @@ std::string special_values_markdown() {
   for (const auto& rule : special_value_rules()) {
     out += fmt::format("| `{}` | {} |\n", fmt::join(rule.ops, "`, `"), rule.text);
   }
+  out +=
+      "\n## Integer overflow\n\n"
+      "Integer arithmetic wraps modulo 2^bits (`add`, `sub`, `mul`, `neg`, `abs`, `sum`, `prod`, a narrowing\n"
+      "integer `cast`), and the builtin compiler is held to it exactly. ONNX leaves integer overflow undefined\n"
+      "(ONNX Runtime saturated an int32 product to 2147483647 where the IR wraps), so under a compiler that\n"
+      "runs an exported model (`--backend ort`) an integer element whose exact value leaves its dtype is\n"
+      "uncertain, not compared, and so is everything computed from it (docs/tolerance.md).\n";
   return out;
 }
 

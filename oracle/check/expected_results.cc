@@ -13,10 +13,8 @@ exporters::ExpectedResults expected_results(const Program& p, const Case& c, Ver
   const bool statistical = failing_kind == VerdictKind::Outlier && c.calibration;
   out.allowance = statistical ? "the allowance of an ensemble of the reference in the program's precision (the spread "
                                 "legitimate implementations show, 8 sigma beyond its largest member)"
-                              : fmt::format(
-                                    "the sound error bound of a correct implementation in the program's dtypes, "
-                                    "times {}",
-                                    options.tolerance.safety);
+                              : fmt::format("{}, times {}", tolerance::describe_bound(options.tolerance),
+                                            options.tolerance.safety);
   for (size_t i = 0; i < p.outputs().size(); ++i) {
     const tolerance::Bounded& sound = *c.bounds.outputs[i];
     const tolerance::Bounded& judged = statistical ? *c.calibration->bounds.outputs[i] : sound;

@@ -329,8 +329,9 @@ std::string report_markdown(const ReductionReport& r) {
         f.message);
   } else if (f.kind == VerdictKind::Outlier) {
     out += fmt::format(
-        "Output `{}` (from `{}`): within its sound error bound, but outside the spread of legitimate results an "
-        "ensemble of the reference in the program's precision showed.\n\n{}\n\n",
+        "Output `{}` (from `{}`): within its first-tier error bound, but outside the spread of legitimate results "
+        "an ensemble of the reference in the program's precision showed (the members sample summation orders, "
+        "contraction, rounding directions and the normalizations' folded forms; docs/tolerance.md).\n\n{}\n\n",
         f.output, f.output_op, f.message);
   } else {
     out += fmt::format("Expected: the program compiles and runs. Actual: {} during {}: {}\n\n",

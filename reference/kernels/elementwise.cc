@@ -164,9 +164,12 @@ std::vector<Tensor> arith(const KernelContext& c) {
   if (is_float(c.declared())) {
     const std::vector<double> x = a.to_doubles(), y = b.to_doubles();
     const Rounder rd = c.rounder(c.declared());
+    // A member in rewritten forms divides by multiplying with the rounded reciprocal.
+    const bool reciprocal = Op == Arith::Div && c.perturbation != nullptr && c.perturbation->rewritten_forms();
     std::vector<double> out(n);
     for (size_t i = 0; i < n; ++i) {
-      out[i] = float_arith(Op, x[static_cast<size_t>(p.ia[i])], y[static_cast<size_t>(p.ib[i])], rd);
+      const double xa = x[static_cast<size_t>(p.ia[i])], yb = y[static_cast<size_t>(p.ib[i])];
+      out[i] = reciprocal ? xa * rd(1 / yb) : float_arith(Op, xa, yb, rd);
     }
     return {c.floats(0, p.shape, out)};
   }

@@ -25,13 +25,43 @@ Moments moments(const double* x, int64_t n, int64_t stride, const Rounder& rd) {
   return {mean, rd(ss / static_cast<double>(n))};
 }
 
+// Mean and biased variance in one pass, E[x^2] - E[x]^2 (clamped at 0: the difference of two
+// rounded moments can fall below it).
+Moments one_pass_moments(const double* x, int64_t n, int64_t stride, const Rounder& rd) {
+  const double mean = rd(rounded_sum(x, n, stride, rd) / static_cast<double>(n));
+  double sq = 0;
+  for (int64_t i = 0; i < n; ++i) sq = rd(sq + rd(x[i * stride] * x[i * stride]));
+  const double mean_sq = rd(sq / static_cast<double>(n));
+  return {mean, std::max(0.0, rd(mean_sq - rd(mean * mean)))};
+}
+
 double inv_std(double var, double eps, const Rounder& rd) { return rd(1 / rd(std::sqrt(rd(var + eps)))); }
+
+bool folded(const KernelContext& c) { return c.perturbation != nullptr && c.perturbation->rewritten_forms(); }
+
+Moments centered_moments(const double* x, int64_t n, int64_t stride, const KernelContext& c, const Rounder& rd) {
+  return folded(c) ? one_pass_moments(x, n, stride, rd) : moments(x, n, stride, rd);
+}
+
+// A centered norm's element, normalized and affine: ((x - mean) * inv) * g + b, or in a folded
+// member x * s + (b - mean * s) with s = inv * g (multiply-adds contracted in a fused member).
+double centered_affine(double x, const Moments& m, double inv, double g, double b, const KernelContext& c,
+                       const Rounder& rd);
 
 // The affine step normed * g + b: one rounding in a member that contracts multiply-adds (as a
 // compiler that contracts emits it: an FMA), two otherwise.
 double affine(double normed, double g, double b, const KernelContext& c, const Rounder& rd) {
   const bool fused = c.perturbation != nullptr && c.perturbation->fused();
   return fused ? rd(normed * g + b) : rd(rd(normed * g) + b);
+}
+
+double centered_affine(double x, const Moments& m, double inv, double g, double b, const KernelContext& c,
+                       const Rounder& rd) {
+  if (!folded(c)) return affine(rd(rd(x - m.mean) * inv), g, b, c, rd);
+  const bool fused = c.perturbation->fused();
+  const double s = rd(inv * g);
+  const double shift = fused ? rd(b - m.mean * s) : rd(b - rd(m.mean * s));
+  return fused ? rd(x * s + shift) : rd(rd(x * s) + shift);
 }
 
 template <bool Log>
@@ -76,21 +106,25 @@ std::vector<Tensor> axis_norm(const KernelContext& c) {
     for (int64_t in = 0; in < s.inner; ++in) {
       const int64_t base = o * s.extent * s.inner + in;
       const double* row = v.data() + base;
-      double mean = 0, scale;
+      Moments mv{0, 0};
       if (Rms) {
         double ss = 0;
         for (int64_t k = 0; k < s.extent; ++k) ss = rd(ss + rd(row[k * s.inner] * row[k * s.inner]));
-        scale = inv_std(rd(ss / static_cast<double>(s.extent)), eps, rd);
+        mv.var = rd(ss / static_cast<double>(s.extent));
       } else {
-        const Moments mv = moments(row, s.extent, s.inner, rd);
-        mean = mv.mean;
-        scale = inv_std(mv.var, eps, rd);
+        mv = centered_moments(row, s.extent, s.inner, c, rd);
       }
+      const double scale = inv_std(mv.var, eps, rd);
       for (int64_t k = 0; k < s.extent; ++k) {
         const auto i = static_cast<size_t>(base + k * s.inner);
-        const double normed = rd(rd(v[i] - mean) * scale);
-        out[i] = Rms ? rd(normed * rd(g[static_cast<size_t>(k)] + offset))
-                     : affine(normed, g[static_cast<size_t>(k)], b[static_cast<size_t>(k)], c, rd);
+        const auto ch = static_cast<size_t>(k);
+        if (Rms) {
+          const double weight = rd(g[ch] + offset);
+          // Folded: x * (inv * w), the scale computed once per row and channel.
+          out[i] = folded(c) ? rd(v[i] * rd(scale * weight)) : rd(rd(v[i] * scale) * weight);
+        } else {
+          out[i] = centered_affine(v[i], mv, scale, g[ch], b[ch], c, rd);
+        }
       }
     }
   }
@@ -112,12 +146,12 @@ std::vector<Tensor> channel_norm(const KernelContext& c) {
   std::vector<double> out(v.size());
   for (int64_t blk = 0; blk < n * groups; ++blk) {
     const int64_t base = blk * block;
-    const Moments mv = moments(v.data() + base, block, 1, rd);
+    const Moments mv = centered_moments(v.data() + base, block, 1, c, rd);
     const double scale = inv_std(mv.var, eps, rd);
     for (int64_t k = 0; k < block; ++k) {
       const auto i = static_cast<size_t>(base + k);
       const auto ch = static_cast<size_t>((blk % groups) * (channels / groups) + k / spatial);
-      out[i] = affine(rd(rd(v[i] - mv.mean) * scale), g[ch], b[ch], c, rd);
+      out[i] = centered_affine(v[i], mv, scale, g[ch], b[ch], c, rd);
     }
   }
   return {c.floats(0, x.shape(), out)};

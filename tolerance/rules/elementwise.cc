@@ -18,7 +18,10 @@ void unary(RuleContext& c) {
   const double hi = op == "clip" ? c.attrs().get_float("max") : INFINITY;
   for (size_t i = 0; i < out.ref.size(); ++i) {
     out.uncertain[i] = a.uncertain[i];
-    if (!is_float(out.dtype)) continue;
+    if (!is_float(out.dtype)) {
+      if (op == "neg" || op == "abs") mark_integer_overflow(c, out, i, op == "neg" ? -a.ref[i] : std::fabs(a.ref[i]));
+      continue;
+    }
     const ScalarBound s = unary_bound(op, a.ref[i], a.err[i], out.ref[i], out.dtype, alpha, lo, hi);
     out.err[i] = s.err;
     out.uncertain[i] = out.uncertain[i] || s.uncertain;
@@ -80,6 +83,9 @@ void binary(RuleContext& c) {
     out.uncertain[i] = a.uncertain[j] || b.uncertain[k];
     if (compare) {
       out.uncertain[i] = out.uncertain[i] || comparison_uncertain(a.ref[j], a.err[j], b.ref[k], b.err[k]);
+    } else if (!float_operands && (op == "add" || op == "sub" || op == "mul")) {
+      const double x = a.ref[j], y = b.ref[k];
+      mark_integer_overflow(c, out, i, op == "add" ? x + y : op == "sub" ? x - y : x * y);
     } else if (float_operands) {
       const ScalarBound s = binary_bound(op, a.ref[j], a.err[j], b.ref[k], b.err[k], out.ref[i], out.dtype);
       out.err[i] = s.err;
@@ -136,6 +142,8 @@ void cast(RuleContext& c) {
     if (is_float(to)) {
       out.err[i] = e + rounding_error(std::fabs(out.ref[i]) + e, to);
       if (is_float(from)) set_spread(c, out, i, spread(a, i), e);
+    } else if (!is_float(from)) {
+      mark_integer_overflow(c, out, i, r);  // a narrowing integer cast keeps the low bits here
     } else if (is_float(from) && e > 0) {
       // Truncation (or != 0 for bool) flips somewhere inside [r - e, r + e]?
       const bool flips = to == DType::boolean ? (r - e <= 0 && r + e >= 0)

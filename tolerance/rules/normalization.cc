@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 
+#include "compiler/tensor/float_format.h"
 #include "compiler/tensor/indexing.h"
 #include "tolerance/bounds.h"
 
@@ -60,9 +61,37 @@ struct Affine {
   std::function<size_t(int64_t)> channel;
 };
 
+// A centered norm over one element. The mean of one value is that value exactly and the
+// variance 0 in every form, so the two-pass result is b exactly; the folded form (ONNX Runtime's,
+// PyTorch's CPU batch norm) computes x * s + (b - mean * s), s = g / sqrt(eps), whose two
+// products are one product and whose roundings do not cancel: within u_A (2 |b| + |x s|) of b
+// (and b's own error). Bounding the variance as a sum of rounded squares instead left it
+// reaching 0 and every such element uncertain. Where eps is 0 in A (1e-12 in f16) the variance
+// plus eps is 0, 1/sqrt of it infinite and 0 * inf NaN in a correct implementation in A, and
+// where x * s leaves A's range the folded form overflows: uncertain there.
+void one_element_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& row, double eps,
+                     const Affine& aff) {
+  const DType A = c.acc(out.dtype), T = out.dtype;
+  const size_t at = row.pos(0), ch = aff.channel(0);
+  const double eps_a = round_to_float_dtype(eps, A);
+  const double inv = eps_a > 0 ? 1 / std::sqrt(eps_a) : INFINITY;
+  const double scale = (std::fabs(aff.scale->ref[ch] + aff.offset) + aff.scale->err[ch]) * inv;
+  const double product = (std::fabs(x.ref[at]) + x.err[at]) * scale * (1 + 8 * rounding_error(1, A));
+  if (!(product < largest_finite(A) / 2)) {
+    out.uncertain[at] = 1;
+    return;
+  }
+  const double shift = aff.shift ? std::fabs(aff.shift->ref[ch]) : 0;
+  out.err[at] = (aff.shift ? aff.shift->err[ch] : 0) + rounding_error(2 * shift + product, A) +
+                rounding_error(out.ref[at], T);
+  set_spread(c, out, at, 0, 0);
+  if (aff.scale->uncertain[ch] || (aff.shift && aff.shift->uncertain[ch])) out.uncertain[at] = 1;
+}
+
 // rms_norm (centered = false) and layer/group/instance norm (centered = true) for one row.
 void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& row, bool centered, double eps,
               const Affine& aff) {
+  if (centered && row.n == 1) return one_element_row(c, x, out, row, eps, aff);
   const DType A = c.acc(out.dtype), T = out.dtype;
   const double n = static_cast<double>(row.n);
   const double g = summation_factor(row.n, A, c.opt);
@@ -132,6 +161,13 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
     const double tv = nv * gv;
     double e = std::fabs(gv) * ne + std::fabs(nv) * ge + ne * ge + rounding_error(tv, A);
     if (aff.shift) e += aff.shift->err[ch] + rounding_error(out.ref[at], A);
+    if (centered) {
+      // The folded form x * s + (b - mean * s), s = g / sqrt(var + eps): its products round at
+      // |x s| and |mean s|, which cancel only in exact arithmetic, and its shift at |b| too.
+      const double s_abs = std::fabs(gv) * r_inv;
+      e += rounding_error(std::fabs(xv(i)) * s_abs, A) + 2 * rounding_error(std::fabs(mu) * s_abs, A) +
+           (aff.shift ? rounding_error(aff.shift->ref[ch], A) : 0);
+    }
     out.err[at] = e + rounding_error(out.ref[at], T);
     // The element's own inherited error passes through r_inv and the weight; the scale's and
     // the mean's errors are shared by the row and count as worst cases.

@@ -6,6 +6,7 @@
 // or for f16/bf16 in probabilistic mode one that also uses the result's magnitude).
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "compiler/tensor/indexing.h"
 #include "tolerance/bounds.h"
@@ -18,6 +19,18 @@ Tensor filled(const std::vector<int64_t>& shape, double v) {
   Tensor t(DType::f64, shape);
   for (int64_t i = 0; i < t.numel(); ++i) t.set(i, v);
   return t;
+}
+
+// Each element of a reduction's operand: the flat index of the output element it reduces into.
+std::vector<int64_t> reduced_index(const RuleContext& c, const std::vector<int64_t>& shape) {
+  const int rank = static_cast<int>(shape.size());
+  const std::vector<int64_t>& listed = c.attrs().get_ints("axes");
+  std::set<int> axes;
+  for (int i = 0; listed.empty() && i < rank; ++i) axes.insert(i);
+  for (int64_t axis : listed) axes.insert(normalize_axis(axis, rank));
+  std::vector<int64_t> kept;  // the output with the reduced axes as unit dims
+  for (int i = 0; i < rank; ++i) kept.push_back(axes.count(i) ? 1 : shape[static_cast<size_t>(i)]);
+  return broadcast_index(kept, shape);
 }
 
 // A result is uncertain when any element of its slice is. The op's own kernel decides that when
@@ -44,7 +57,19 @@ void reduce(RuleContext& c) {
   Bounded& out = c.out[0];
   const std::string& op = c.binding.op().name;
   mark_uncertain_slices(c, op);
-  if (!is_float(out.dtype)) return;
+  if (!is_float(out.dtype)) {
+    if ((op == "sum" || op == "prod") && !c.opt.integer_overflow_wraps) {
+      // The slices' sums or products without wrapping (the kernel would wrap to the dtype).
+      std::vector<double> exact(out.ref.size(), op == "sum" ? 0.0 : 1.0);
+      const std::vector<int64_t> to = reduced_index(c, a.shape());
+      for (size_t i = 0; i < a.ref.size(); ++i) {
+        double& e = exact[static_cast<size_t>(to[i])];
+        e = op == "sum" ? e + a.ref[i] : e * a.ref[i];
+      }
+      for (size_t i = 0; i < out.ref.size(); ++i) mark_integer_overflow(c, out, i, exact[i]);
+    }
+    return;
+  }
   const int64_t k = a.numel() / std::max<int64_t>(out.numel(), 1);
   const DType acc = c.acc(out.dtype);
   const double g = summation_factor(k, acc, c.opt);
