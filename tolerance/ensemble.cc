@@ -70,6 +70,36 @@ reference::Summation member_summation(int member) {
   }
 }
 
+std::string describe_member(int member) {
+  if (member == 0) return "the reference's native mode: index-order sums, every step rounded to nearest";
+  const reference::Summation s = member_summation(member);
+  std::string out;
+  switch (s.order) {
+    case reference::SumOrder::Sequential: out = "index-order sums"; break;
+    case reference::SumOrder::Reversed: out = "reversed sums"; break;
+    case reference::SumOrder::Blocked: out = "sgemm-blocked sums and SIMD-lane reductions"; break;
+    case reference::SumOrder::Random: out = "sums in a random order"; break;
+  }
+  if (s.fused) out += ", contracted (FMA)";
+  if (s.rewritten) out += ", rewritten forms (folded norms with a one-pass variance, division by the reciprocal)";
+  return out + ", random rounding and function errors within their budgets";
+}
+
+NearestForm nearest_form(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
+                         const EnsembleOptions& ensemble, size_t output, int64_t element, double got) {
+  NearestForm best;
+  const int members = std::max(1, ensemble.members);
+  for (int m = 0; m < members; ++m) {
+    const reference::Evaluation ev =
+        m == 0 ? reference::evaluate(p, env, inputs, reference::Mode::Native)
+               : reference::evaluate_perturbed(p, env, inputs, member_seed(ensemble.seed, m), member_summation(m));
+    const double value = ev.values.at(p.outputs().at(output).get()).get(element);
+    const double distance = std::fabs(got - value);
+    if (best.member < 0 || distance < best.distance) best = {m, describe_member(m), value, distance};
+  }
+  return best;
+}
+
 bool statistical_dtype(DType t) { return is_float(t) && t != DType::f64; }
 
 bool bias_checked_dtype(DType t) { return t == DType::f16 || t == DType::bf16; }

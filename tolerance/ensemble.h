@@ -45,8 +45,27 @@ struct EnsembleOptions {
 // program came within 3% of a false outlier (seed 1001583: index-order errors of one key/value
 // head shared by four attention heads, summed by a K = 64 projection, 8 sigma out) and
 // another's O3 sum (seed 1001272, K = 82 on exact inputs, FMA-contracted) reached 0.87 of its
-// allowance. An ensemble of fewer than 5 misses some of those orders.
+// allowance. An ensemble of fewer than 5 misses some of those orders. Members 2, 4 and 7 also
+// compute in rewritten forms (reference::Summation::rewritten: folded norms with a one-pass
+// variance, division by the reciprocal).
 reference::Summation member_summation(int member);
+
+// "index-order sums, contracted (FMA), rewritten forms (folded norms, one-pass variance,
+// reciprocal division)": what member `member` computes, for reports (0: the reference's native
+// mode, index-order sums rounded to nearest).
+std::string describe_member(int member);
+
+// The legitimate result nearest to `got` at one element of output `output`: the member whose
+// value there is closest, and how far `got` is from it. What a report names, so that a
+// maintainer sees the finding against the closest correct implementation, not only the
+// reference.
+struct NearestForm {
+  int member = -1;
+  std::string form;  // describe_member(member)
+  double value = 0, distance = 0;
+};
+NearestForm nearest_form(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
+                         const EnsembleOptions& ensemble, size_t output, int64_t element, double got);
 
 // Whether the statistical tier covers values of dtype `t`: f32, f16 and bf16. An f64 value's
 // legitimate results differ in their last bits by how each implementation evaluates its

@@ -281,8 +281,9 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
   if (wrong_result) {
     out += fmt::format(
         "Expected vs actual, worst element: output `{}` at [{}]: got {:.17g}, expected {:.17g} (computed in float64 "
-        "by an independent reference interpreter); allowed difference there {:.3g}, from {}.\n\n{}\n\n",
-        f.output, fmt::join(f.index, ", "), f.got, f.want, f.bound, expected.allowance, f.message);
+        "by an independent reference interpreter); allowed difference there {:.3g}, from {}.\n\n{}\n\n{}\n\n",
+        f.output, fmt::join(f.index, ", "), f.got, f.want, f.bound, expected.allowance, f.message,
+        oracle::nearest_form_sentence(p, c, f, options));
   } else {
     out += fmt::format("Expected: the session runs. Actual: {} during {}: {}\n\n", oracle::verdict_kind_name(f.kind),
                        f.stage.name(), f.message);

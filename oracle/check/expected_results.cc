@@ -31,4 +31,35 @@ exporters::ExpectedResults expected_results(const Program& p, const Case& c, Ver
   return out;
 }
 
+std::string nearest_form_sentence(const Program& p, const Case& c, const VariantVerdict& f,
+                                  const CheckOptions& options) {
+  if (!is_output_finding(f.kind)) return "";
+  size_t output = p.outputs().size();
+  for (size_t i = 0; i < p.outputs().size(); ++i) {
+    if (p.outputs()[i].name() == f.output || "%" + p.outputs()[i].name() == f.output) output = i;
+  }
+  if (output == p.outputs().size() || !is_float(p.outputs()[output].type().dtype)) return "";
+  const tolerance::Bounded& ref = *c.bounds.outputs[output];
+  const std::vector<int64_t>& shape = ref.shape();
+  if (f.index.size() != shape.size()) return "";
+  int64_t element = 0;
+  for (size_t d = 0; d < shape.size(); ++d) element = element * shape[d] + f.index[d];
+  tolerance::EnsembleOptions ensemble = options.ensemble;
+  ensemble.seed = options.input_seed;
+  const tolerance::NearestForm n = tolerance::nearest_form(p, c.env, c.inputs, ensemble, output, element, f.got);
+  std::string out = fmt::format(
+      "The nearest legitimate result the ensemble computes at that element is member {} ({}): {:.17g}; the "
+      "result is {:.3g} from it",
+      n.member, n.form, n.value, n.distance);
+  // f64 values are outside the statistical tier (tolerance/ensemble.h): their first-tier bound.
+  const bool statistical = c.calibration && tolerance::statistical_dtype(p.outputs()[output].type().dtype);
+  const double allowed = statistical ? c.calibration->bounds.outputs[output]->err[static_cast<size_t>(element)]
+                                     : ref.err[static_cast<size_t>(element)];
+  if (allowed > 0) {
+    out += fmt::format(" ({:.3g} times the {} there)", n.distance / allowed,
+                       statistical ? "ensemble's allowance" : "error bound");
+  }
+  return out + ".";
+}
+
 }  // namespace difftest::oracle

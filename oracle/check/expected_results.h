@@ -14,4 +14,11 @@ namespace difftest::oracle {
 exporters::ExpectedResults expected_results(const Program& p, const Case& c, VerdictKind failing_kind,
                                             const CheckOptions& options);
 
+// For a finding about values (mismatch, outlier) at f's element: "The nearest legitimate result
+// the ensemble computes there: ... gives V; the result is D from it (R times its allowance)."
+// A maintainer judges a report by the closest correct implementation, not by the reference
+// alone. "" for other failures, or where the element is not a float output's.
+std::string nearest_form_sentence(const Program& p, const Case& c, const VariantVerdict& f,
+                                  const CheckOptions& options);
+
 }  // namespace difftest::oracle

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ort_reduce.sh DIFFTEST SOURCE_DIR ORT_DIR: `difftest reduce --backend ort` on an ONNX Runtime
 # finding writes report.md in ORT's bug template naming the culprit transformer, the optimized
-# graphs with and without it, and two self-checking reproducers: repro.js, run here with the
+# graphs with and without it, the nearest legitimate form the ensemble computes and its distance,
+# and two self-checking reproducers: repro.js, run here with the
 # pinned onnxruntime-node, must exit 1 (the bug reproduces) and pass at 'disabled' and with the
 # culprit disabled; repro.py must at least compile (this machine has no onnxruntime for Python).
 # A session ORT refuses (a rewrite rule that throws) is reported as a model that fails to run,
@@ -20,6 +21,9 @@ for f in report.md repro.py repro.js model.onnx optimized_with_culprits.onnx opt
 done
 grep -q "^### Describe the issue" "$tmp/r/report.md" || fail "report.md is not in ORT's template"
 grep -q "Disabling MatMulScaleFusion" "$tmp/r/report.md" || fail "report.md does not name the culprit"
+# The finding against the closest correct implementation, not only the reference (issue 42).
+grep -qE "The nearest legitimate result the ensemble computes at that element is member [0-9] \(.*\): .*; the result is [0-9.e+-]+ from it" \
+  "$tmp/r/report.md" || fail "report.md does not name the nearest legitimate form and its distance"
 grep -q "^### ONNX Runtime Version or Commit ID" "$tmp/r/report.md" || fail "report.md has no version section"
 python3 -m py_compile "$tmp/r/repro.py" || fail "repro.py does not compile"
 NODE_PATH="$ort_dir/node_modules" node "$tmp/r/repro.js" > "$tmp/js" 2>&1
