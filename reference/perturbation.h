@@ -44,7 +44,7 @@ enum class SumOrder { Sequential, Reversed, Blocked, Random };
 // an FMA) rather than rounded first. Blocked sums are sgemm's whatever `fused` says.
 // `rewritten`: the member computes ops in the rewritten forms kernel libraries and optimizing
 // compilers use instead of the textbook ones (docs/tolerance.md, "Legitimate forms"):
-//   - normalizations as ONNX Runtime's CPU kernels and PyTorch's CPU batch norm do: the variance
+//   - centered normalizations as ONNX Runtime's CPU kernels and PyTorch's CPU batch norm do: the variance
 //     in one pass (E[x^2] - E[x]^2) and the affine step folded into a scale and a shift,
 //     s = g / sqrt(var + eps), y = x * s + (b - mean * s), whose roundings do not cancel where
 //     x - mean does (over one element y is not exactly b);

@@ -81,7 +81,10 @@ std::string describe_member(int member) {
     case reference::SumOrder::Random: out = "sums in a random order"; break;
   }
   if (s.fused) out += ", contracted (FMA)";
-  if (s.rewritten) out += ", rewritten forms (folded norms with a one-pass variance, division by the reciprocal)";
+  if (s.rewritten) {
+    out += ", rewritten forms (layer, group and instance norms folded with a one-pass variance, division by the "
+           "reciprocal)";
+  }
   return out + ", random rounding and function errors within their budgets";
 }
 

@@ -46,13 +46,12 @@ struct EnsembleOptions {
 // head shared by four attention heads, summed by a K = 64 projection, 8 sigma out) and
 // another's O3 sum (seed 1001272, K = 82 on exact inputs, FMA-contracted) reached 0.87 of its
 // allowance. An ensemble of fewer than 5 misses some of those orders. Members 2, 4 and 7 also
-// compute in rewritten forms (reference::Summation::rewritten: folded norms with a one-pass
+// compute in rewritten forms (reference::Summation::rewritten: centered norms folded with a one-pass
 // variance, division by the reciprocal).
 reference::Summation member_summation(int member);
 
-// "index-order sums, contracted (FMA), rewritten forms (folded norms, one-pass variance,
-// reciprocal division)": what member `member` computes, for reports (0: the reference's native
-// mode, index-order sums rounded to nearest).
+// "index-order sums, contracted (FMA), rewritten forms (...)": what member `member` computes,
+// for reports (0: the reference's native mode, index-order sums rounded to nearest).
 std::string describe_member(int member);
 
 // The legitimate result nearest to `got` at one element of output `output`: the member whose

@@ -118,13 +118,11 @@ std::vector<Tensor> axis_norm(const KernelContext& c) {
       for (int64_t k = 0; k < s.extent; ++k) {
         const auto i = static_cast<size_t>(base + k * s.inner);
         const auto ch = static_cast<size_t>(k);
-        if (Rms) {
-          const double weight = rd(g[ch] + offset);
-          // Folded: x * (inv * w), the scale computed once per row and channel.
-          out[i] = folded(c) ? rd(v[i] * rd(scale * weight)) : rd(rd(v[i] * scale) * weight);
-        } else {
-          out[i] = centered_affine(v[i], mv, scale, g[ch], b[ch], c, rd);
-        }
+        // rms_norm stays unfolded in every member: folded, x * (inv * w), it rounds once per
+        // element where the plain form rounds twice, so a member drawing it samples less of the
+        // error compilers show (a clean program became a false outlier: docs/tolerance.md).
+        out[i] = Rms ? rd(rd(v[i] * scale) * rd(g[ch] + offset))
+                     : centered_affine(v[i], mv, scale, g[ch], b[ch], c, rd);
       }
     }
   }
