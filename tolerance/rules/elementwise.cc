@@ -49,18 +49,14 @@ OperandShare operand_share(const std::string& op, const Bounded& a, size_t j, co
   return {share, share * spread(own, at) / own.err[at]};
 }
 
-bool is_comparison(const std::string& op) {
-  return op == "equal" || op == "not_equal" || op == "less" || op == "less_equal" || op == "greater" ||
-         op == "greater_equal";
-}
-
 // `op(x, x)` at element i, both operands the same value (RuleContext::same_args): its one error
 // cancels where the op takes x's difference from itself, so the result is exact and certain
 // whatever x's bound (x < x is false, x - x is 0, x / x is 1 for x != 0) — bounding the two as
 // independent made it uncertain. False where the rule for distinct operands applies.
 bool same_operand_result(const RuleContext& c, const std::string& op, const Bounded& x, size_t i, Bounded& out) {
   const bool nonzero = !x.uncertain[i] && std::fabs(x.ref[i]) > x.err[i];
-  if (is_comparison(op) || op == "sub" || ((op == "div" || op == "floor_divide" || op == "floor_mod") && nonzero)) {
+  // The binary ops with a bool result are the comparisons.
+  if (out.dtype == DType::boolean || op == "sub" || ((op == "div" || op == "floor_divide" || op == "floor_mod") && nonzero)) {
     out.err[i] = 0;
     out.uncertain[i] = 0;
     if (is_float(out.dtype)) set_spread(c, out, i, 0, 0);
