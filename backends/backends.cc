@@ -55,6 +55,8 @@ const std::vector<Backend>& all_backends() {
     // Its graph optimizer rewrites the layer shapes exporters write (MatMul+Add+activation,
     // Conv+activation, residual Add+norm): a third of the picks are such layers.
     ort.motif_percent = 30;
+    // Its CPU provider lacks f16 Div, Add and most other f16 kernels and runs them in f32.
+    ort.computes_half_in_f32 = true;
     // Its CPU Conv and ConvTranspose kernels are f32 only (f16 on arm64): in f16 or f64 the whole
     // program would be unsupported.
     for (const char* conv : {"conv1d", "conv2d", "conv_transpose1d"}) ort.op_float_dtypes[conv] = {DType::f32};

@@ -29,6 +29,9 @@ struct Backend {
   // Whether integer overflow wraps in what it runs, as difftest's IR defines it (the builtin
   // compiler); an exported ONNX model leaves it undefined (tolerance::Options).
   bool wraps_integer_overflow = false;
+  // Whether it may compute f16 nodes in f32, rounding only at the graph's casts and outputs
+  // (tolerance::Options::half_may_compute_in_f32).
+  bool computes_half_in_f32 = false;
   bool builtin() const { return name == "builtin"; }
   // "" when it can run here, else why not (a package not installed).
   std::string missing() const;

@@ -76,6 +76,7 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
   options.limits.cpu_seconds = r.timeout;
   options.tolerance = r.tolerance;
   options.tolerance.integer_overflow_wraps = backend.wraps_integer_overflow;
+  options.tolerance.half_may_compute_in_f32 = backend.computes_half_in_f32;
   options.random_bindings = r.random_bindings;
   options.ensemble.members = r.members;
   for (const auto& name : r.inject) faults::enable(name);

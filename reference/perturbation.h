@@ -48,7 +48,10 @@ enum class SumOrder { Sequential, Reversed, Blocked, Random };
 //     in one pass (E[x^2] - E[x]^2) and the affine step folded into a scale and a shift,
 //     s = g / sqrt(var + eps), y = x * s + (b - mean * s), whose roundings do not cancel where
 //     x - mean does (over one element y is not exactly b);
-//   - division as multiplication by the reciprocal, x * (1 / y) (two roundings).
+//   - division as multiplication by the reciprocal, x * (1 / y) (two roundings);
+//   - a float floor_mod as a - floor(a / b) * b (TVM's lowering), where fmod is exact;
+//   - softmax without the row's max subtracted (where exp stays in range), log_softmax as
+//     x - (max + log(sum)) (PyTorch's CPU kernel).
 struct Summation {
   Summation(SumOrder order = SumOrder::Random, bool fused = false, bool rewritten = false)  // NOLINT
       : order(order), fused(fused), rewritten(rewritten) {}

@@ -44,14 +44,17 @@ void quantize_group_mlc(const double* x, int64_t n, DType t, int64_t* codes, dou
   *scale = fl(max_abs / 7);
   for (int64_t i = 0; i < n; ++i) {
     codes[i] = 7;
-    if (*scale != 0) {
-      const double u = fl(fl(fl(x[i]) / *scale) + 7);
-      codes[i] = std::min<int64_t>(14, std::max<int64_t>(0, static_cast<int64_t>(std::nearbyint(u))));
-    }
+    if (*scale != 0) codes[i] = mlc_code(x[i], *scale, t);
   }
 }
 
 }  // namespace
+
+int64_t mlc_code(double x, double s, DType t) {
+  auto fl = [t](double v) { return round_to_float_dtype(v, t); };
+  const double u = fl(fl(fl(x) / s) + 7);
+  return std::min<int64_t>(14, std::max<int64_t>(0, static_cast<int64_t>(std::nearbyint(u))));
+}
 
 double q4_0_inverse_scale(const double* x, int64_t n) {
   const double d = block_scale_q4_0(x, n);

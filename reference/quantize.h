@@ -28,6 +28,9 @@ double dequantize_element(const std::vector<int64_t>& packed, const std::vector<
 // GGML q4_0's reciprocal scale id = 1 / d of a block of n weights, in f32, d unrounded (the
 // codes are trunc(x * id + 8.5)); 0 for an all-zero block.
 double q4_0_inverse_scale(const double* x, int64_t n);
+// MLC's code of weight x under scale s != 0, computed in the scale dtype t as the format defines:
+// round(fl(fl(fl(x) / s) + 7)), clamped to 0..14.
+int64_t mlc_code(double x, double s, DType t);
 
 DType format_storage_dtype(const std::string& format);  // u32 or u8
 DType format_scale_dtype(const std::string& format);    // f16 or f32

@@ -31,7 +31,12 @@ struct Bounded {
   Tensor exact;                    // the F64-mode reference tensor (f64 for floats; exact integers)
   std::vector<double> ref;         // `exact` as doubles
   std::vector<double> err;         // absolute bound per element (0 for exact values)
-  std::vector<uint8_t> uncertain;  // 1: excluded from comparison
+  std::vector<uint8_t> uncertain;  // 1: excluded from comparison, unless it has choices
+  // An uncertain element whose rule knows every outcome of its decision (floor on either side of
+  // an integer, an argmin among near-tied values, floor_mod's two remainders): a correct result
+  // is within err of one of these values, so it is compared with them rather than skipped.
+  // Anything computed from it is uncertain as before; moved values do not carry choices.
+  std::map<size_t, std::vector<double>> choices;
   // Probabilistic mode: the standard deviation of each element's error under the mode's model
   // of independent mean-zero roundings (err stays its bound); empty in the other modes.
   // Propagating it, rather than taking every inherited bound for a uniform worst case, keeps

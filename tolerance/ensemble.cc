@@ -83,7 +83,8 @@ std::string describe_member(int member) {
   if (s.fused) out += ", contracted (FMA)";
   if (s.rewritten) {
     out += ", rewritten forms (layer, group and instance norms folded with a one-pass variance, division by the "
-           "reciprocal)";
+           "reciprocal, floor_mod through the floored quotient, softmax without the max subtracted, log_softmax as "
+           "x - (max + log(sum)))";
   }
   return out + ", random rounding and function errors within their budgets";
 }

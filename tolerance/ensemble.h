@@ -47,7 +47,8 @@ struct EnsembleOptions {
 // another's O3 sum (seed 1001272, K = 82 on exact inputs, FMA-contracted) reached 0.87 of its
 // allowance. An ensemble of fewer than 5 misses some of those orders. Members 2, 4 and 7 also
 // compute in rewritten forms (reference::Summation::rewritten: centered norms folded with a one-pass
-// variance, division by the reciprocal).
+// variance, division by the reciprocal, floor_mod through the quotient, softmax unshifted,
+// log_softmax as x - (max + log(sum))).
 reference::Summation member_summation(int member);
 
 // "index-order sums, contracted (FMA), rewritten forms (...)": what member `member` computes,

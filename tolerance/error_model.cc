@@ -102,6 +102,20 @@ double endpoint_spread(F f, double a, double ea, double r) {
   return std::max(std::fabs(f(a + ea) - r), std::fabs(f(a - ea) - r));
 }
 
+// value(k) in `out` for every integer k from k_lo to k_hi: the outcomes of a decision on an
+// integer (floor, round, a quotient's floor), or none when there are more than kMaxChoices.
+template <typename F>
+std::vector<double> integer_choices(double k_lo, double k_hi, F value, DType out) {
+  std::vector<double> v;
+  constexpr double kExactIntegers = 4503599627370496.0;  // 2^52: k + 1 is exact below it
+  if (!(k_hi - k_lo < static_cast<double>(kMaxChoices)) || !(std::fabs(k_lo) < kExactIntegers) ||
+      !(std::fabs(k_hi) < kExactIntegers)) {
+    return v;
+  }
+  for (double k = k_lo; k <= k_hi; k += 1) v.push_back(round_to_float_dtype(value(k), out));
+  return v;
+}
+
 }  // namespace
 
 double rounding_error(double r, DType t) {
@@ -161,10 +175,10 @@ ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DT
     b.err = 1.13 * ea + 2 * libm(r, out) + 2 * u * std::fabs(a);  // gelu' is within [-0.13, 1.13]
   } else if (op == "sin" || op == "cos") {
     b.err = std::min(ea, 2.0) + libm(r, out) + 4 * u;  // argument reduction: absolute, not relative
-  } else if (op == "floor") {
-    b.uncertain = std::floor(a - ea) != std::floor(a + ea);
-  } else if (op == "round") {
-    b.uncertain = std::nearbyint(a - ea) != std::nearbyint(a + ea);
+  } else if (op == "floor" || op == "round") {
+    const auto step = [&op](double x) { return op == "floor" ? std::floor(x) : std::nearbyint(x); };
+    b.uncertain = step(a - ea) != step(a + ea);
+    if (b.uncertain) b.choices = integer_choices(step(a - ea), step(a + ea), [](double k) { return k; }, out);
   } else if (op == "neg" || op == "abs") {
     b.err = ea;
   } else if (op == "relu") {  // monotone: the operand's interval maps onto an interval, 0 below zero
@@ -229,9 +243,16 @@ ScalarBound binary_bound(const std::string& op, double a, double ea, double b, d
       // round up to it.
       const bool exact = ea == 0 && eb == 0 && round_to_float_dtype(q, out) == q;
       const double eq = (ea + std::fabs(q) * eb) / (std::fabs(b) - eb) + (exact ? 0 : 2 * rounding_error(q, out));
-      s.uncertain = std::floor(q - eq) != std::floor(q + eq);
-      if (!s.uncertain && op == "floor_mod") {
-        s.err = ea + std::fabs(std::floor(q)) * eb + eb + rounding_error(r, out);
+      const double k_lo = std::floor(q - eq), k_hi = std::floor(q + eq);
+      s.uncertain = k_lo != k_hi;
+      const double k_max = std::max(std::fabs(k_lo), std::fabs(k_hi));
+      if (op == "floor_mod") {
+        // a - k b for each quotient k the floor may take: a remainder in [0, b) or, for a
+        // quotient rounded up to an integer, just outside it.
+        s.err = ea + k_max * eb + eb + rounding_error(std::fabs(a) + k_max * std::fabs(b), out);
+        if (s.uncertain) s.choices = integer_choices(k_lo, k_hi, [a, b](double k) { return a - k * b; }, out);
+      } else if (s.uncertain) {
+        s.choices = integer_choices(k_lo, k_hi, [](double k) { return k; }, out);
       }
     }
   } else {

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "compiler/ir/dtype.h"
 
@@ -32,6 +33,13 @@ struct Options {
   // whose exact result leaves its dtype's range (add, sub, mul, neg, abs, sum, prod, a narrowing
   // integer cast) is uncertain, and so is everything computed from it.
   bool integer_overflow_wraps = true;
+  // Whether f16 arithmetic may run in f32 and round to f16 only where the graph casts or ends,
+  // as ONNX Runtime's CPU provider runs f16 nodes it has no kernel for (behind casts whose
+  // f32 -> f16 -> f32 pairs it then removes). Bounds already hold for that form (it rounds less);
+  // what it changes is a rounding the op defines as part of its result: q4f16_1's codes, whose
+  // f16 steps of w / s + 7 the export writes as f16 nodes, are uncertain where those steps
+  // decide the code.
+  bool half_may_compute_in_f32 = false;
 };
 
 // What a bound of `o` claims, for reports: "a rigorous first-order error bound ..." in
@@ -77,7 +85,13 @@ double libm_error(double r, DType out);
 struct ScalarBound {
   double err = 0;
   bool uncertain = false;
+  // Where uncertain because a decision may go either way: every result a correct
+  // implementation may give, each within err (Bounded::choices); empty when unknown.
+  std::vector<double> choices;
 };
+
+// At most this many outcomes make a decision's choices; beyond it the element stays uncertain.
+inline constexpr size_t kMaxChoices = 4;
 
 // Unary float ops (exp ... round, neg, abs, relu, leaky_relu, clip): `a` is the exact operand,
 // `ea` its bound, `r` the exact result, `out` the result dtype.

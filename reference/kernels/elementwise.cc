@@ -164,12 +164,21 @@ std::vector<Tensor> arith(const KernelContext& c) {
   if (is_float(c.declared())) {
     const std::vector<double> x = a.to_doubles(), y = b.to_doubles();
     const Rounder rd = c.rounder(c.declared());
-    // A member in rewritten forms divides by multiplying with the rounded reciprocal.
-    const bool reciprocal = Op == Arith::Div && c.perturbation != nullptr && c.perturbation->rewritten_forms();
+    // A member in rewritten forms divides by multiplying with the rounded reciprocal, and takes
+    // floor_mod as a - floor(a / b) * b (TVM's lowering of a float floormod), each step rounded.
+    const bool rewritten = c.perturbation != nullptr && c.perturbation->rewritten_forms();
+    const bool reciprocal = Op == Arith::Div && rewritten;
+    const bool through_quotient = Op == Arith::FloorMod && rewritten;
     std::vector<double> out(n);
     for (size_t i = 0; i < n; ++i) {
       const double xa = x[static_cast<size_t>(p.ia[i])], yb = y[static_cast<size_t>(p.ib[i])];
-      out[i] = reciprocal ? xa * rd(1 / yb) : float_arith(Op, xa, yb, rd);
+      if (reciprocal) {
+        out[i] = xa * rd(1 / yb);
+      } else if (through_quotient && yb != 0) {
+        out[i] = xa - rd(std::floor(rd(xa / yb)) * yb);
+      } else {
+        out[i] = float_arith(Op, xa, yb, rd);
+      }
     }
     return {c.floats(0, p.shape, out)};
   }

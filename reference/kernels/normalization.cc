@@ -39,8 +39,11 @@ double inv_std(double var, double eps, const Rounder& rd) { return rd(1 / rd(std
 
 bool folded(const KernelContext& c) { return c.perturbation != nullptr && c.perturbation->rewritten_forms(); }
 
+// One pass only in an f32 or f64 accumulator, where implementations compute it (a declared
+// f16/bf16 accumulator keeps two passes: tolerance/rules/normalization.cc says why).
 Moments centered_moments(const double* x, int64_t n, int64_t stride, const KernelContext& c, const Rounder& rd) {
-  return folded(c) ? one_pass_moments(x, n, stride, rd) : moments(x, n, stride, rd);
+  const bool wide = rd.dtype == DType::f32 || rd.dtype == DType::f64;
+  return folded(c) && wide ? one_pass_moments(x, n, stride, rd) : moments(x, n, stride, rd);
 }
 
 // A centered norm's element, normalized and affine: ((x - mean) * inv) * g + b, or in a folded
@@ -64,6 +67,19 @@ double centered_affine(double x, const Moments& m, double inv, double g, double 
   return fused ? rd(x * s + shift) : rd(rd(x * s) + shift);
 }
 
+bool rewritten(const KernelContext& c) { return folded(c); }
+
+// Whether exp of every score (at most max) summed over n terms stays finite in `acc`, with the
+// largest term well above the least normal (e^8 times it: underflow would flush the row).
+bool unshifted_softmax_in_range(double max, int64_t n, DType acc) {
+  const bool half = acc == DType::f16, wide = acc == DType::f64;
+  const double largest = half ? 65504.0 : wide ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
+  const double least = half ? 6.103515625e-05 : wide ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+  const double top = std::log(largest / static_cast<double>(n)) - 1;
+  const double bottom = std::log(least) + 8;
+  return std::isfinite(max) && max < top && max > bottom;
+}
+
 template <bool Log>
 std::vector<Tensor> softmax(const KernelContext& c) {
   const Tensor& x = c.arg(0);
@@ -77,14 +93,24 @@ std::vector<Tensor> softmax(const KernelContext& c) {
       const int64_t base = o * s.extent * s.inner + in;
       double m = -std::numeric_limits<double>::infinity();
       for (int64_t k = 0; k < s.extent; ++k) m = std::max(m, v[static_cast<size_t>(base + k * s.inner)]);
+      // A member in rewritten forms: softmax without the max subtracted where exp(max) times
+      // the row stays in the accumulator's range (and far from its underflow), log_softmax as
+      // x - (max + log(sum)) (PyTorch's CPU kernel).
+      const bool unshifted = !Log && rewritten(c) && unshifted_softmax_in_range(m, s.extent, rd.dtype);
+      const double shift = unshifted ? 0.0 : m;
       for (int64_t k = 0; k < s.extent; ++k) {
-        e[static_cast<size_t>(k)] = rd.function(std::exp(rd(v[static_cast<size_t>(base + k * s.inner)] - m)));
+        e[static_cast<size_t>(k)] = rd.function(std::exp(rd(v[static_cast<size_t>(base + k * s.inner)] - shift)));
       }
       const double sum = rounded_sum(e.data(), s.extent, 1, rd);
       const double log_sum = rd.function(std::log(sum));
+      const double log_normalizer = Log && rewritten(c) ? rd(m + log_sum) : 0.0;
       for (int64_t k = 0; k < s.extent; ++k) {
         const auto i = static_cast<size_t>(base + k * s.inner);
-        out[i] = Log ? rd(rd(v[i] - m) - log_sum) : rd(e[static_cast<size_t>(k)] / sum);
+        if (Log) {
+          out[i] = rewritten(c) ? rd(v[i] - log_normalizer) : rd(rd(v[i] - m) - log_sum);
+        } else {
+          out[i] = rd(e[static_cast<size_t>(k)] / sum);
+        }
       }
     }
   }

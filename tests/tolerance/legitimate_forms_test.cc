@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -135,6 +136,74 @@ TEST(LegitimateForms, DivisionByTheReciprocalIsAccepted) {
         return g() % 2 ? m : -m;
       },
       [](float x, float y) { return x * (1.0f / y); }, "x * (1 / y)");
+}
+
+// floor_mod as TVM lowers a float floormod, a - floor(a / b) * b, each step rounded in f32: its
+// product rounds at |a|, not at the remainder, and a quotient just below an integer may round up
+// to it (the remainder then just below 0: one of the decision's outcomes).
+TEST(LegitimateForms, FloorModThroughTheQuotientIsAccepted) {
+  Rng g(11);
+  std::vector<float> x(512), y(512), got(512);
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = std::uniform_real_distribution<float>(-1000, 1000)(g);
+    const float m = std::uniform_real_distribution<float>(0.1f, 10)(g);
+    y[i] = g() % 2 ? m : -m;
+    const float k = std::floor(x[i] / y[i]);
+    got[i] = x[i] - k * y[i];
+  }
+  const Program p = testing::verified_program(
+      "program @f() {\n  %x: f32[512] = param\n  %y: f32[512] = param\n  %r: f32[512] = floor_mod(%x, %y)\n"
+      "  return %r\n}\n",
+      "form.ir");
+  expect_accepted(judge(p, {{"x", f32(x, {512})}, {"y", f32(y, {512})}}, f32(got, {512})), "a - floor(a / b) * b");
+}
+
+// Rows of n scores with a mean up to 40 from 0 (where the normalizer max + log(sum) is large),
+// softmax'd by `form` in f32 along the last axis.
+void expect_row_form(const std::string& op, float mean_range,
+                     const std::function<void(const float*, int64_t, float*)>& form, const std::string& what) {
+  Rng g(5);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int64_t n = 1 + static_cast<int64_t>(g() % 64);
+    const float mean = std::uniform_real_distribution<float>(-mean_range, mean_range)(g);
+    const std::vector<float> x = normal_floats(g, static_cast<size_t>(4 * n), mean, 3);
+    std::vector<float> y(x.size());
+    for (int64_t row = 0; row < 4; ++row) form(x.data() + row * n, n, y.data() + row * n);
+    const Program p = testing::verified_program(
+        fmt::format("program @s() {{\n  %x: f32[4, {0}] = param\n  %y: f32[4, {0}] = {1}(%x, axis=1)\n"
+                    "  return %y\n}}\n",
+                    n, op),
+        "rows.ir");
+    expect_accepted(judge(p, {{"x", f32(x, {4, n})}}, f32(y, {4, n})),
+                    fmt::format("{}: trial {} (n = {}, mean {})", what, trial, n, mean));
+  }
+}
+
+// PyTorch's CPU log_softmax: x - (max + log(sum exp(x - max))), the normalizer rounded at its own
+// magnitude.
+TEST(LegitimateForms, LogSoftmaxAsXMinusTheNormalizerIsAccepted) {
+  expect_row_form(
+      "log_softmax", 40,
+      [](const float* x, int64_t n, float* y) {
+        const float m = *std::max_element(x, x + n);
+        float sum = 0;
+        for (int64_t i = 0; i < n; ++i) sum += std::exp(x[i] - m);
+        const float normalizer = m + std::log(sum);
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] - normalizer;
+      },
+      "x - (max + log(sum))");
+}
+
+// Softmax without the max subtracted, where exp stays in f32's range.
+TEST(LegitimateForms, SoftmaxWithoutTheMaxIsAccepted) {
+  expect_row_form(
+      "softmax", 30,
+      [](const float* x, int64_t n, float* y) {
+        float sum = 0;
+        for (int64_t i = 0; i < n; ++i) sum += std::exp(x[i]);
+        for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]) / sum;
+      },
+      "exp(x) / sum exp(x)");
 }
 
 }  // namespace

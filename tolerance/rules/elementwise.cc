@@ -9,6 +9,12 @@ namespace difftest::tolerance {
 
 namespace {
 
+// A decision's outcomes (ScalarBound::choices) where the decision alone, not an uncertain
+// operand, made element i uncertain.
+void keep_choices(Bounded& out, size_t i, bool operand_uncertain, const ScalarBound& s) {
+  if (s.uncertain && !operand_uncertain && !s.choices.empty()) out.choices[i] = s.choices;
+}
+
 void unary(RuleContext& c) {
   const Bounded& a = *c.in[0];
   Bounded& out = c.out[0];
@@ -25,6 +31,7 @@ void unary(RuleContext& c) {
     const ScalarBound s = unary_bound(op, a.ref[i], a.err[i], out.ref[i], out.dtype, alpha, lo, hi);
     out.err[i] = s.err;
     out.uncertain[i] = out.uncertain[i] || s.uncertain;
+    keep_choices(out, i, a.uncertain[i], s);
     if (quadrature(c.opt) && a.err[i] > 0) {
       const double inherited = s.err - unary_bound(op, a.ref[i], 0, out.ref[i], out.dtype, alpha, lo, hi).err;
       set_spread(c, out, i, inherited * spread(a, i) / a.err[i], inherited);
@@ -86,6 +93,7 @@ void binary(RuleContext& c) {
       const ScalarBound s = binary_bound(op, a.ref[j], a.err[j], b.ref[k], b.err[k], out.ref[i], out.dtype);
       out.err[i] = s.err;
       out.uncertain[i] = out.uncertain[i] || s.uncertain;
+      keep_choices(out, i, a.uncertain[j] || b.uncertain[k], s);
       if (!quadrature(c.opt)) continue;
       // The operands' shares add linearly (a and b may carry the same error: add(x, x)). A
       // broadcast operand's error is shared by every element it reaches, and a later sum over
@@ -144,6 +152,18 @@ void cast(RuleContext& c) {
       // Truncation (or != 0 for bool) flips somewhere inside [r - e, r + e]?
       const bool flips = to == DType::boolean ? (r - e <= 0 && r + e >= 0)
                                               : float_to_int_dtype(r - e, to) != float_to_int_dtype(r + e, to);
+      if (flips && !out.uncertain[i] && to != DType::boolean) {
+        // Truncation is monotone: every integer between the two ends (a bool's two values would
+        // say nothing).
+        ScalarBound s;
+        s.uncertain = true;
+        const int64_t lo = float_to_int_dtype(r - e, to), hi = float_to_int_dtype(r + e, to);
+        const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+        if (hi >= lo && span < kMaxChoices) {
+          for (uint64_t d = 0; d <= span; ++d) s.choices.push_back(static_cast<double>(lo + static_cast<int64_t>(d)));
+        }
+        keep_choices(out, i, false, s);
+      }
       out.uncertain[i] = out.uncertain[i] || flips;
     }
   }

@@ -10,7 +10,9 @@
 //               twice: a code whose x * id + 8.5 lies within those roundings of an integer is
 //               uncertain even for exact weights (found by the clean-compiler campaign once
 //               inputs stopped being multiples of 1/8: x * id = -4.50000023, unfused code 4,
-//               fused 3).
+//               fused 3). Where f16 may run in f32 (Options::half_may_compute_in_f32), MLC's
+//               f16 steps may be skipped: a code they decide is uncertain (each way of skipping
+//               them computed, not bounded).
 #include <cmath>
 
 #include "compiler/tensor/float_format.h"
@@ -22,6 +24,23 @@ namespace difftest::tolerance {
 namespace {
 
 bool is_ggml(const std::string& f) { return f == "q4_0"; }
+
+// Whether an implementation that runs q4f16_1's f16 nodes in f32 (rounding to f16 only at the
+// graph's casts: Options::half_may_compute_in_f32) may give weight x another code than
+// `code`, the format's: w rounded to f16 or not, the scale s (f16) or its f32 value, and
+// w / s + 7 in f32 without the f16 steps. Each combination is computed, not bounded, so a code
+// is uncertain only where one of them really lands on the other side of a boundary.
+bool code_may_skip_f16_steps(double x, double s, double f32_scale, int64_t code) {
+  const auto f32 = [](double v) { return round_to_float_dtype(v, DType::f32); };
+  for (const double w : {x, round_to_float_dtype(x, DType::f16)}) {
+    for (const double scale : {s, f32_scale}) {
+      if (scale == 0) continue;
+      const double t = f32(f32(w / scale) + 7);
+      if (std::min<int64_t>(14, std::max<int64_t>(0, static_cast<int64_t>(std::nearbyint(t)))) != code) return true;
+    }
+  }
+  return false;
+}
 
 void dequantize(RuleContext& c) {
   const Bounded &packed = *c.in[0], &scales = *c.in[1];
@@ -62,6 +81,14 @@ void quantize(RuleContext& c) {
         any_uncertain = any_uncertain || w.uncertain[static_cast<size_t>(r * k + i)];
       }
       const double s = scales.ref[s_at];
+      // The scale as an f32 evaluation of the format's f16 nodes computes it: max |w| / 7 in f32.
+      double f32_scale = 0;
+      if (c.opt.half_may_compute_in_f32) {
+        for (int64_t i = lo; i < hi; ++i) {
+          f32_scale = std::max(f32_scale, std::fabs(w.ref[static_cast<size_t>(r * k + i)]));
+        }
+        f32_scale = round_to_float_dtype(f32_scale / 7, DType::f32);
+      }
       const double id = is_ggml(format) ? reference::q4_0_inverse_scale(w.ref.data() + r * k + lo, hi - lo) : 0;
       const double e_s = e_max / (is_ggml(format) ? 8 : 7) + (e_max > 0 ? rounding_error(s, sdt) : 0);
       scales.err[s_at] = e_s;
@@ -74,6 +101,9 @@ void quantize(RuleContext& c) {
           const double product = round_to_float_dtype(x, DType::f32) * id, t = product + 8.5;
           const double fused_or_not = unit_roundoff(DType::f32) * (std::fabs(product) + std::fabs(t));
           unsure = std::fabs(t - std::round(t)) <= fused_or_not;
+        }
+        if (!unsure && sdt == DType::f16 && c.opt.half_may_compute_in_f32) {
+          unsure = code_may_skip_f16_steps(x, s, f32_scale, s != 0 ? reference::mlc_code(x, s, sdt) : 7);
         }
         if (!unsure && (ex > 0 || e_s > 0)) {
           if (std::fabs(s) <= e_s) {

@@ -122,13 +122,22 @@ void arg_reduce(RuleContext& c) {
       const auto at = [&](int64_t k) { return static_cast<size_t>((o * s.extent + k) * s.inner + in); };
       const auto slot = static_cast<size_t>(o * s.inner + in);
       const auto w = static_cast<int64_t>(out.ref[slot]);
-      bool unsure = false;
-      for (int64_t k = 0; k < s.extent && !unsure; ++k) {
-        unsure = a.uncertain[at(k)] ||
-                 (k != w && (a.err[at(k)] + a.err[at(w)] > 0) &&
-                  std::fabs(a.ref[at(k)] - a.ref[at(w)]) <= a.err[at(k)] + a.err[at(w)]);
+      // A computed value at k can win only where it may reach the winner's: |r_k - r_w| within
+      // e_k + e_w. Those indices (with w) are every result a correct implementation gives.
+      bool operand_uncertain = false;
+      std::vector<double> tied{static_cast<double>(w)};
+      for (int64_t k = 0; k < s.extent && !operand_uncertain; ++k) {
+        operand_uncertain = a.uncertain[at(k)];
+        if (k != w && (a.err[at(k)] + a.err[at(w)] > 0) &&
+            std::fabs(a.ref[at(k)] - a.ref[at(w)]) <= a.err[at(k)] + a.err[at(w)]) {
+          tied.push_back(static_cast<double>(k));
+        }
       }
-      out.uncertain[slot] = unsure;
+      out.uncertain[slot] = operand_uncertain || tied.size() > 1;
+      // Every index tied says nothing: compared only where some index cannot win.
+      if (!operand_uncertain && tied.size() > 1 && static_cast<int64_t>(tied.size()) < s.extent) {
+        out.choices[slot] = tied;
+      }
     }
   }
 }

@@ -1,0 +1,104 @@
+// A decision on a boundary (floor, a cast to an integer, floor_mod's quotient, an argmin among
+// near-tied values) may go either way in a correct implementation, but only to outcomes the
+// rule can list: such an element is compared with them (Bounded::choices) instead of skipped,
+// so an output flipped to a value no decision gives fails where it used to pass unchecked.
+// Inputs and expected outcomes are written out by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/support/ir_util.h"
+#include "tolerance/bounds.h"
+#include "tolerance/compare.h"
+
+namespace difftest::tolerance {
+namespace {
+
+constexpr const char* kDecisions = R"(program @decide() {
+  %a: f32[4] = param
+  %x: f32[4] = exp(%a)
+  %fl: f32[4] = floor(%x)
+  %t: i32[4] = cast(%x, dtype=i32)
+  %s: f32[2, 4] = param
+  %e: f32[2, 4] = exp(%s)
+  %am: i64[2] = argmin(%e, axis=1)
+  %n: bf16[1] = param
+  %d: bf16[1] = param
+  %m: bf16[1] = floor_mod(%n, %d)
+  return %fl, %t, %am, %m
+}
+)";
+
+struct Bounds {
+  Program program;
+  BoundedProgram bounds;
+};
+
+Bounds bounded() {
+  Bounds b{testing::verified_program(kDecisions, "decide.ir"), {}};
+  std::map<std::string, Tensor> inputs;
+  // exp(ln 3) and exp(0) lie within exp's error of 3 and 1; exp(ln 5.5) = 5.5 and e are far from
+  // an integer.
+  inputs["a"] = Tensor::from_doubles(DType::f32, {4}, {std::log(3.0), 0, std::log(5.5), 1});
+  // Row 0: exp(0.25) and exp(0.25 + 1 ulp) tie within exp's error, 1.284 against 2.718 and
+  // 7.389; row 1: exp(-1) is the least by far.
+  inputs["s"] = Tensor::from_doubles(DType::f32, {2, 4},
+                                     {1, 0.25, std::nextafter(0.25f, 1.0f), 2, 0.5, -1, 2, 3});
+  // 1 / 0.333984375 = 2.994: within the quotient's bf16 roundings of 3, so the remainder is
+  // 1 - 2 d = 0.33203125 or 1 - 3 d = -0.001953125.
+  inputs["n"] = Tensor::from_doubles(DType::bf16, {1}, {1});
+  inputs["d"] = Tensor::from_doubles(DType::bf16, {1}, {0.333984375});
+  b.bounds = bound_program(b.program, {}, inputs, Options{});
+  EXPECT_FALSE(b.bounds.invalid) << b.bounds.invalid_reason;
+  return b;
+}
+
+std::map<size_t, std::vector<double>> choices_of(const Bounds& b, size_t output) {
+  return b.bounds.outputs.at(output)->choices;
+}
+
+TEST(DecisionChoices, EachDecisionOnABoundaryListsItsOutcomes) {
+  const Bounds b = bounded();
+  using Choices = std::map<size_t, std::vector<double>>;
+  EXPECT_EQ(choices_of(b, 0), (Choices{{0, {2, 3}}, {1, {0, 1}}})) << "floor";
+  EXPECT_EQ(choices_of(b, 1), (Choices{{0, {2, 3}}, {1, {0, 1}}})) << "cast to i32";
+  EXPECT_EQ(choices_of(b, 2), (Choices{{0, {1, 2}}})) << "argmin: indices 0 and 3 cannot win";
+  EXPECT_EQ(choices_of(b, 3), (Choices{{0, {0.33203125, -0.001953125}}})) << "floor_mod";
+}
+
+OutputComparison judge(const Bounds& b, size_t output, DType dtype, std::vector<int64_t> shape,
+                       const std::vector<double>& got) {
+  return compare_output(*b.bounds.outputs.at(output), Tensor::from_doubles(dtype, std::move(shape), got), Options{});
+}
+
+TEST(DecisionChoices, EveryOutcomePassesAndNoOtherValueDoes) {
+  const Bounds b = bounded();
+  EXPECT_TRUE(judge(b, 0, DType::f32, {4}, {2, 1, 5, 2}).passed());
+  EXPECT_TRUE(judge(b, 0, DType::f32, {4}, {3, 0, 5, 2}).passed());
+  EXPECT_FALSE(judge(b, 0, DType::f32, {4}, {4, 1, 5, 2}).passed()) << "floor 4 of a value within 1e-6 of 3";
+  EXPECT_FALSE(judge(b, 1, DType::i32, {4}, {3, -1, 5, 2}).passed()) << "cast -1 of a value near 1";
+  EXPECT_TRUE(judge(b, 1, DType::i32, {4}, {2, 1, 5, 2}).passed());
+  EXPECT_TRUE(judge(b, 2, DType::i64, {2}, {2, 1}).passed());
+  EXPECT_FALSE(judge(b, 2, DType::i64, {2}, {3, 1}).passed()) << "argmin at 7.389";
+  EXPECT_TRUE(judge(b, 3, DType::bf16, {1}, {-0.001953125}).passed());
+  EXPECT_FALSE(judge(b, 3, DType::bf16, {1}, {0.1}).passed()) << "no quotient leaves 0.1";
+  // Every element compared: none is skipped as uncertain.
+  const OutputComparison c = judge(b, 0, DType::f32, {4}, {3, 1, 5, 2});
+  EXPECT_EQ(c.compared, 4);
+  EXPECT_EQ(c.uncertain, 0);
+}
+
+TEST(DecisionChoices, TwoCandidatesMayDecideDifferentlyButEachWithinTheOutcomes) {
+  const Bounds b = bounded();
+  const Bounded& floor = *b.bounds.outputs.at(0);
+  const auto f32 = [](const std::vector<double>& v) { return Tensor::from_doubles(DType::f32, {4}, v); };
+  EXPECT_TRUE(compare_candidates(floor, f32({2, 1, 5, 2}), f32({3, 0, 5, 2}), Options{}).passed());
+  EXPECT_FALSE(compare_candidates(floor, f32({2, 1, 5, 2}), f32({4, 1, 5, 2}), Options{}).passed());
+  EXPECT_FALSE(compare_candidates(floor, f32({4, 1, 5, 2}), f32({2, 1, 5, 2}), Options{}).passed());
+}
+
+}  // namespace
+}  // namespace difftest::tolerance
