@@ -90,6 +90,37 @@ void one_element_row(const RuleContext& c, const Bounded& x, Bounded& out, const
   if (aff.scale->uncertain[ch] || (aff.shift && aff.shift->uncertain[ch])) out.uncertain[at] = 1;
 }
 
+// A row's normalization where the variance's bound reaches the variance (values that differ by
+// a few times their errors: a norm over two near-equal elements, a row of saturated tanh
+// values), and the first-order bound through 1/sqrt(var) diverges. sigma = sqrt(var + eps) is
+// the Euclidean norm of (c / sqrt(n), sqrt(eps)), c the centered row, so a perturbation of c
+// moves it by at most the root mean square of c's errors, and the roundings of var by at most
+// the square root of their bound: sigma_err. With sigma > sigma_err, c_i / sigma lies between
+// its numerator's and denominator's extremes, and |c_i| / sqrt(mean c^2) <= sqrt(n - 1) caps it
+// (sqrt(n) uncentered).
+struct NormByDistance {
+  double sigma, sigma_err, cap;
+  DType acc;
+  std::pair<double, double> normalize(double cv, double ce) const {
+    const double low = sigma - sigma_err, high = sigma + sigma_err;
+    const double lo_num = cv - ce, hi_num = cv + ce;
+    const double hi = std::min(cap, hi_num >= 0 ? hi_num / low : hi_num / high);
+    const double lo = std::max(-cap, lo_num >= 0 ? lo_num / high : lo_num / low);
+    const double nv = cv / sigma;
+    return {nv, std::max({hi - nv, nv - lo, 0.0}) + 4 * rounding_error(nv, acc)};
+  }
+};
+
+std::optional<NormByDistance> norm_by_distance(double v, double sigma_err, int64_t n, bool centered, DType acc) {
+  const double sigma = std::sqrt(v);
+  if (!(sigma > sigma_err)) return std::nullopt;
+  // |x_i| / sqrt(mean x^2) <= sqrt(n) (rms_norm), sqrt(n - 1) centered. The cap holds in exact
+  // arithmetic; a few roundings of the computed quotient beyond it.
+  const double terms = static_cast<double>(centered ? n - 1 : n);
+  const double cap = std::sqrt(std::max(1.0, terms)) * (1 + 8 * unit_roundoff(acc));
+  return NormByDistance{sigma, sigma_err, cap, acc};
+}
+
 // rms_norm (centered = false) and layer/group/instance norm (centered = true) for one row.
 void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& row, bool centered, double eps,
               const Affine& aff) {
@@ -109,7 +140,7 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
     return quad ? confidence(c.opt) * std::sqrt(squares) : linear;
   };
   // Mean (zero for rms_norm) and the centered values.
-  double mu = 0, e_mu = 0;
+  double mu = 0, e_mu = 0, s_abs_total = 0;
   if (centered) {
     double s = 0, s_abs = 0, s_err = 0, s_err2 = 0;
     for (int64_t i = 0; i < row.n; ++i) {
@@ -120,6 +151,7 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
     }
     mu = s / n;
     e_mu = (g * s_abs + inherited(s_err, s_err2)) / n + rounding_error(mu, A);
+    s_abs_total = s_abs;
   }
   // Second moment about mu: two-pass bound, and the one-pass bound when centered.
   double q = 0, q_abs = 0, q_lin = 0, q_sq = 0, q_shared = 0, p_abs = 0, p_lin = 0, p_sq = 0, p_second = 0, p = 0;
@@ -145,23 +177,58 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
   // accumulator no known implementation computes it, and its cancellation there is the
   // numerical bug fused kernels fixed by widening (a row of saturated tanh values: variance
   // 4.4e-4 against a one-pass error of 5e-3), so a narrow accumulator keeps the two-pass bound.
+  // The variance's own roundings, without the inherited errors (which norm_by_distance takes
+  // as a perturbation of the row).
+  double var_roundings = g * q_abs / n + rounding_error(var, A);
   if (centered && one_pass_variance_applies(A)) {
     const double one_pass = (g * p_abs + p_err) / n + rounding_error(p / n, A) + 2 * std::fabs(mu) * e_mu + e_mu * e_mu +
                             2 * rounding_error(mu * mu, A);
     e_var = std::max(e_var, one_pass);
+    const double mean_roundings = g * s_abs_total / n + rounding_error(mu, A);
+    var_roundings = std::max(var_roundings, g * p_abs / n + rounding_error(p / n, A) +
+                                                2 * std::fabs(mu) * mean_roundings + 2 * rounding_error(mu * mu, A));
   }
   const double v = var + eps;
+  auto centered_error = [&](int64_t i) { return xe(i) + e_mu + (centered ? rounding_error(xv(i) - mu, A) : 0); };
+  // The normalized value and its bound: first order through 1/sqrt(var + eps) where var's bound
+  // stays below var, else by the norm's Lipschitz bound (norm_by_distance).
+  std::function<std::pair<double, double>(int64_t)> normalized;
   const auto rs = inv_sqrt(v, e_var + rounding_error(v, A), A);
-  if (!rs) {
-    mark_row(out, row);
-    return;
+  const bool first_order = rs.has_value();
+  double largest_inv = 0;  // the largest 1 / sqrt(var + eps) a correct implementation computes
+  if (first_order) {
+    const auto [r_inv, e_inv] = *rs;
+    largest_inv = r_inv + e_inv;
+    normalized = [&, r_inv = r_inv, e_inv = e_inv](int64_t i) {
+      const double cv = xv(i) - mu, ce = centered_error(i);
+      const double nv = cv * r_inv;
+      return std::make_pair(nv, r_inv * ce + std::fabs(cv) * e_inv + ce * e_inv + rounding_error(nv, A));
+    };
+  } else {
+    // Centering is a projection: the centered row moves by at most the row's own errors (root
+    // mean square), plus the roundings of the mean and of each difference.
+    double xe_squares = 0, centering_roundings = 0;
+    for (int64_t i = 0; i < row.n; ++i) {
+      xe_squares += xe(i) * xe(i);
+      if (centered) centering_roundings = std::max(centering_roundings, rounding_error(xv(i) - mu, A));
+    }
+    if (centered) centering_roundings += g * s_abs_total / n + rounding_error(mu, A);
+    // A rounding d of v moves sqrt(v) by at most min(sqrt(d), d / (2 sqrt(v))).
+    const double d = var_roundings + rounding_error(v, A);
+    const double sigma_rounding = std::min(std::sqrt(d), d / (2 * std::sqrt(v)));
+    const auto by_distance = norm_by_distance(v, std::sqrt(xe_squares / n) + centering_roundings + sigma_rounding, row.n,
+                                              centered, A);
+    if (!by_distance) {
+      mark_row(out, row);
+      return;
+    }
+    normalized = [&, nb = *by_distance](int64_t i) { return nb.normalize(xv(i) - mu, centered_error(i)); };
+    largest_inv = 1 / (by_distance->sigma - by_distance->sigma_err);
   }
-  const auto [r_inv, e_inv] = *rs;
+  const double r_inv = 1 / std::sqrt(v);
   for (int64_t i = 0; i < row.n; ++i) {
     const size_t at = row.pos(i);
-    const double cv = xv(i) - mu, ce = xe(i) + e_mu + (centered ? rounding_error(cv, A) : 0);
-    const double nv = cv * r_inv;
-    const double ne = r_inv * ce + std::fabs(cv) * e_inv + ce * e_inv + rounding_error(nv, A);
+    const auto [nv, ne] = normalized(i);
     const size_t ch = aff.channel(i);
     const double gv = aff.scale->ref[ch] + aff.offset;
     const double ge = aff.scale->err[ch] + (aff.offset != 0 ? rounding_error(gv, A) : 0);
@@ -171,14 +238,15 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
     if (centered) {
       // The folded form x * s + (b - mean * s), s = g / sqrt(var + eps): its products round at
       // |x s| and |mean s|, which cancel only in exact arithmetic, and its shift at |b| too.
-      const double s_abs = std::fabs(gv) * r_inv;
+      const double s_abs = std::fabs(gv) * largest_inv;
       e += rounding_error(std::fabs(xv(i)) * s_abs, A) + 2 * rounding_error(std::fabs(mu) * s_abs, A) +
            (aff.shift ? rounding_error(aff.shift->ref[ch], A) : 0);
     }
     out.err[at] = e + rounding_error(out.ref[at], T);
     // The element's own inherited error passes through r_inv and the weight; the scale's and
     // the mean's errors are shared by the row and count as worst cases.
-    const double through = std::fabs(gv) * r_inv;
+    // (Bounded by distance, the whole bound counts as a worst case.)
+    const double through = first_order ? std::fabs(gv) * r_inv : 0.0;
     set_spread(c, out, at, through * xs(i), through * xe(i));
     if (aff.scale->uncertain[ch] || (aff.shift && aff.shift->uncertain[ch])) out.uncertain[at] = 1;
   }
