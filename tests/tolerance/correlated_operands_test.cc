@@ -125,5 +125,31 @@ TEST(ValueIdentity, SameThroughExactOpsOnlyWithTheSameAttributes) {
   EXPECT_TRUE(id.same(o[5], o[6])) << "neg of the same cast of the same value";
 }
 
+// softmax over one element divides an exponential by itself: 1 exactly, whatever its operand's
+// error, so an argmin over rows of such values is a certain tie (the first index), as in
+// seeds 564 and 806 of the builtin campaign, which were unchecked.
+TEST(CorrelatedOperands, ASoftmaxOverOneElementIsExactlyOne) {
+  const Program p = testing::verified_program(R"(program @one() {
+  %a: f16[3, 1] = param
+  %x: f16[3, 1] = exp(%a)
+  %s: f16[3, 1] = softmax(%x, axis=1)
+  %m: i64[1] = argmin(%s, axis=0)
+  return %s, %m
+}
+)",
+                                              "one.ir");
+  std::map<std::string, Tensor> inputs;
+  inputs["a"] = Tensor::from_doubles(DType::f16, {3, 1}, {-1, 0.5, 2});
+  const BoundedProgram b = bound_program(p, {}, inputs, Options{});
+  ASSERT_FALSE(b.invalid) << b.invalid_reason;
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(b.outputs[0]->ref[i], 1);
+    EXPECT_EQ(b.outputs[0]->err[i], 0);
+    EXPECT_EQ(b.outputs[0]->uncertain[i], 0);
+  }
+  EXPECT_EQ(b.outputs[1]->ref[0], 0);
+  EXPECT_EQ(b.outputs[1]->uncertain[0], 0) << "three exact ones tie: the first index";
+}
+
 }  // namespace
 }  // namespace difftest::tolerance

@@ -40,6 +40,13 @@ std::optional<std::pair<double, double>> inv_sqrt(double v, double ev, DType a) 
 }
 
 void softmax_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& row, bool log) {
+  // Softmax over one element is its exponential divided by itself (the sum of one term), 1 in
+  // every form whatever exp returns; log_softmax's log of that exponential is not exact.
+  if (row.n == 1 && !log) {
+    out.err[row.pos(0)] = 0;
+    set_spread(c, out, row.pos(0), 0, 0);
+    return;
+  }
   std::vector<double> v(static_cast<size_t>(row.n)), e(v.size()), y, ey;
   for (int64_t i = 0; i < row.n; ++i) {
     v[static_cast<size_t>(i)] = x.ref[row.pos(i)];
