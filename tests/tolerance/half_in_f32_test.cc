@@ -48,5 +48,34 @@ TEST(HalfComputedInF32, WhereF16RoundsAtEveryStepEveryWordIsCompared) {
   EXPECT_EQ(word_flags(false), (std::vector<int>{0, 0, 0, 0}));
 }
 
+// ORT campaign seed 700370: f64 weights, one group of 8. The format's steps give w / s + 7 =
+// 2.50390625 for the fifth (code 3); with w unrounded and only the quotient rounded to f16,
+// w / s = -4.5 and the sum 2.5 exactly: code 2, ONNX Runtime's. Which casts remain depends on
+// the kernels a compiler has, so every placement counts.
+std::vector<int> f64_word_flags(bool half_in_f32) {
+  const Program p = testing::verified_program(R"(program @q() {
+  %w: f64[1, 8] = param
+  %packed: u32[1, 1], %scales: f16[1, 1] = quantize(%w, format="q4f16_1", group=8)
+  return %packed
+}
+)",
+                                              "q64.ir");
+  std::map<std::string, Tensor> inputs;
+  inputs["w"] = Tensor::from_doubles(DType::f64, {1, 8},
+                                     {-0.24974779039621353, 1.9493439868092537, -0.3895193487405777,
+                                      -1.9097795262932777, -1.2530391365289688, -0.023592360317707062,
+                                      -0.3783441483974457, -0.30520541220903397});
+  Options opt;
+  opt.half_may_compute_in_f32 = half_in_f32;
+  const BoundedProgram b = bound_program(p, {}, inputs, opt);
+  EXPECT_FALSE(b.invalid) << b.invalid_reason;
+  return {b.outputs.at(0)->uncertain.begin(), b.outputs.at(0)->uncertain.end()};
+}
+
+TEST(HalfComputedInF32, ACodeAnyPlacementOfTheCastsDecidesIsUncertain) {
+  EXPECT_EQ(f64_word_flags(true), std::vector<int>{1});
+  EXPECT_EQ(f64_word_flags(false), std::vector<int>{0});
+}
+
 }  // namespace
 }  // namespace difftest::tolerance
