@@ -44,6 +44,7 @@ bool code_may_skip_f16_steps(double x, double s, const std::vector<double>& f32_
       for (const bool half_quotient : {false, true}) {
         for (const bool half_sum : {false, true}) {
           const double t = rounded(rounded(w / scale, half_quotient) + 7, half_sum);
+          if (!std::isfinite(t)) return true;  // a weight beyond f16's range: no code to compare
           if (std::min<int64_t>(14, std::max<int64_t>(0, static_cast<int64_t>(std::nearbyint(t)))) != code) {
             return true;
           }
