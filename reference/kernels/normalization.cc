@@ -37,13 +37,13 @@ Moments one_pass_moments(const double* x, int64_t n, int64_t stride, const Round
 
 double inv_std(double var, double eps, const Rounder& rd) { return rd(1 / rd(std::sqrt(rd(var + eps)))); }
 
-bool folded(const KernelContext& c) { return c.perturbation != nullptr && c.perturbation->rewritten_forms(); }
+bool rewritten(const KernelContext& c) { return c.perturbation != nullptr && c.perturbation->rewritten_forms(); }
 
 // One pass only in an f32 or f64 accumulator, where implementations compute it (a declared
 // f16/bf16 accumulator keeps two passes: tolerance/rules/normalization.cc says why).
 Moments centered_moments(const double* x, int64_t n, int64_t stride, const KernelContext& c, const Rounder& rd) {
   const bool wide = rd.dtype == DType::f32 || rd.dtype == DType::f64;
-  return folded(c) && wide ? one_pass_moments(x, n, stride, rd) : moments(x, n, stride, rd);
+  return rewritten(c) && wide ? one_pass_moments(x, n, stride, rd) : moments(x, n, stride, rd);
 }
 
 // A centered norm's element, normalized and affine: ((x - mean) * inv) * g + b, or in a folded
@@ -60,14 +60,12 @@ double affine(double normed, double g, double b, const KernelContext& c, const R
 
 double centered_affine(double x, const Moments& m, double inv, double g, double b, const KernelContext& c,
                        const Rounder& rd) {
-  if (!folded(c)) return affine(rd(rd(x - m.mean) * inv), g, b, c, rd);
+  if (!rewritten(c)) return affine(rd(rd(x - m.mean) * inv), g, b, c, rd);
   const bool fused = c.perturbation->fused();
   const double s = rd(inv * g);
   const double shift = fused ? rd(b - m.mean * s) : rd(b - rd(m.mean * s));
   return fused ? rd(x * s + shift) : rd(rd(x * s) + shift);
 }
-
-bool rewritten(const KernelContext& c) { return folded(c); }
 
 // Whether exp of every score (at most max) summed over n terms stays finite in `acc`, with the
 // largest term well above the least normal (e^8 times it: underflow would flush the row).

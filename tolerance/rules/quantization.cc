@@ -28,16 +28,14 @@ bool is_ggml(const std::string& f) { return f == "q4_0"; }
 // Whether an implementation that runs q4f16_1's f16 nodes in f32 (rounding to f16 only where the
 // graph casts: Options::half_may_compute_in_f32) may give weight x another code than `code`, the
 // format's. Where the casts fall depends on which kernels the compiler has, so every placement
-// is computed: w as it is, in f32 or in f16; the scale s (f16) or an f32 value of it (max |w| / 7
-// over w or over w in f16); the quotient w / s and the sum + 7 each rounded to f16 or to f32.
+// is computed: w as it is, in f32 or in f16; each of `scales` (the f16 scale and f32 values of it,
+// max |w| / 7 over w or over w in f16); the quotient w / s and the sum + 7 each rounded to f16 or to f32.
 // Each combination is computed, not bounded, so a code is uncertain only where one of them
 // really lands on the other side of a boundary. Found needed: ONNX Runtime's code 2 for an f64
 // weight whose w / s rounds to -4.5 in f16 only when w itself is not rounded first (seed 700370:
 // the format's steps give 2.50390625, code 3).
-bool code_may_skip_f16_steps(double x, double s, const std::vector<double>& f32_scales, int64_t code) {
+bool code_may_skip_f16_steps(double x, const std::vector<double>& scales, int64_t code) {
   const auto rounded = [](double v, bool half) { return round_to_float_dtype(v, half ? DType::f16 : DType::f32); };
-  std::vector<double> scales = f32_scales;
-  scales.push_back(s);
   for (const double w : {x, rounded(x, false), rounded(x, true)}) {
     for (const double scale : scales) {
       if (scale == 0) continue;
@@ -96,13 +94,14 @@ void quantize(RuleContext& c) {
       const double s = scales.ref[s_at];
       // The scale as an f32 evaluation of the format's f16 nodes computes it: max |w| / 7 in f32,
       // over w as it is or cast to f16 first.
-      std::vector<double> f32_scales;
+      std::vector<double> placed_scales;
       if (c.opt.half_may_compute_in_f32) {
         double max_abs = 0;
         for (int64_t i = lo; i < hi; ++i) max_abs = std::max(max_abs, std::fabs(w.ref[static_cast<size_t>(r * k + i)]));
         for (const double m : {max_abs, round_to_float_dtype(max_abs, DType::f16)}) {
-          f32_scales.push_back(round_to_float_dtype(m / 7, DType::f32));
+          placed_scales.push_back(round_to_float_dtype(m / 7, DType::f32));
         }
+        placed_scales.push_back(s);
       }
       const double id = is_ggml(format) ? reference::q4_0_inverse_scale(w.ref.data() + r * k + lo, hi - lo) : 0;
       const double e_s = e_max / (is_ggml(format) ? 8 : 7) + (e_max > 0 ? rounding_error(s, sdt) : 0);
@@ -118,7 +117,7 @@ void quantize(RuleContext& c) {
           unsure = std::fabs(t - std::round(t)) <= fused_or_not;
         }
         if (!unsure && sdt == DType::f16 && c.opt.half_may_compute_in_f32) {
-          unsure = code_may_skip_f16_steps(x, s, f32_scales, s != 0 ? reference::mlc_code(x, s, sdt) : 7);
+          unsure = code_may_skip_f16_steps(x, placed_scales, s != 0 ? reference::mlc_code(x, s, sdt) : 7);
         }
         if (!unsure && (ex > 0 || e_s > 0)) {
           if (std::fabs(s) <= e_s) {
