@@ -210,6 +210,10 @@ Value Builder::constant(TensorType t) {
     }
     init.seed = c_.below(1000);
   }
+  return add_constant(std::move(t), std::move(init));
+}
+
+Value Builder::add_constant(TensorType t, ConstantInit init) {
   std::string name;
   do name = fmt::format("c{}", consts_++);
   while (names_.count(name));
@@ -229,20 +233,22 @@ Value Builder::scalar(DType dt, double value) {
   } else {
     init.int_values = {static_cast<int64_t>(value)};
   }
-  std::string name;
-  do name = fmt::format("c{}", consts_++);
-  while (names_.count(name));
-  names_.insert(name);
-  Value v = Value::make(name, TensorType{dt, {}});
-  mag_[v.get()] = constant_magnitude(init, dt);
-  bindings_.push_back(Binding::constant(v, std::move(init)));
-  values_.push_back(v);
-  return v;
+  return add_constant(TensorType{dt, {}}, std::move(init));
 }
 
 Value Builder::fresh(TensorType t) {
   if (t.is_static() && c_.chance(1, 3)) return constant(std::move(t));
   return param(std::move(t));
+}
+
+Value Builder::packed_words(TensorType t) {
+  if (!t.is_static() || !c_.chance(1, 3)) return param(std::move(t));
+  ConstantInit init;
+  init.kind = ConstantInit::Kind::Uniform;
+  init.p0 = 0;
+  init.p1 = static_cast<double>(int_max(t.dtype));
+  init.seed = c_.below(1000);
+  return add_constant(std::move(t), std::move(init));
 }
 
 Value Builder::operand(const std::function<bool(const TensorType&)>& pred, const std::function<TensorType()>& make) {

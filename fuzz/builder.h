@@ -51,6 +51,11 @@ class Builder {
   Value param(TensorType t);
   Value constant(TensorType t);  // t must be static
   Value fresh(TensorType t);     // a constant (static shapes, sometimes) or a param
+  // Quantized weights packed into unsigned words, as fresh(): a constant draws every word over
+  // the dtype's whole range, so every nibble holds every code as in a real checkpoint (a small
+  // uniform integer leaves the upper nibbles 0 and a row's weights nearly all equal). Params get
+  // their codes from quantized weights (reference/inputs.cc).
+  Value packed_words(TensorType t);
   // An existing value satisfying `pred` (two times in three when one exists), else make().
   Value operand(const std::function<bool(const TensorType&)>& pred, const std::function<TensorType()>& make);
   Value float_operand(int min_rank, int max_rank = 8);
@@ -85,6 +90,7 @@ class Builder {
  private:
   enum class Domain { Unclaimed, Positive, NonZero, Other };  // what reference/inputs.cc will draw
 
+  Value add_constant(TensorType t, ConstantInit init);  // named, with its magnitude, in the program
   Value emit(const OpDef& op, std::vector<Value> args, Attrs attrs, std::vector<TensorType> types);
   Value emit_simple(const std::string& name, std::vector<Value> args, const AttrList& attrs);
   Value positive(const Value& v, double floor);   // v itself when provably >= floor, else |v| + floor

@@ -59,7 +59,7 @@ bool linear_layer(Builder& g) {
   if (q4) {
     const int64_t groups = k.value() / 32;
     const auto w = g.apply(
-        "dequantize", {g.fresh(TensorType{DType::u32, {n, 4 * groups}}), g.fresh(TensorType{DType::f16, {n, groups}})},
+        "dequantize", {g.packed_words(TensorType{DType::u32, {n, 4 * groups}}), g.fresh(TensorType{DType::f16, {n, groups}})},
         {{"format", std::string("q4f16_1")}, {"group", int64_t{32}}, {"dtype", dt}});
     if (!w) return false;
     y = g.apply("matmul", {x, *w}, {{"transpose_b", true}, {"acc", g.accumulator(dt)}});

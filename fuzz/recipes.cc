@@ -376,13 +376,13 @@ bool dequantize(Builder& g, const std::string& name) {
   const sym::Expr n = g.dim();
   const int64_t groups = c.range(1, 3);
   if (f == "q4_0") {
-    return g.call(name, {g.fresh(TensorType{DType::u8, {n, 16 * groups}}), g.fresh(TensorType{DType::f16, {n, groups}})},
+    return g.call(name, {g.packed_words(TensorType{DType::u8, {n, 16 * groups}}), g.fresh(TensorType{DType::f16, {n, groups}})},
                 {{"format", f}, {"group", int64_t{32}}});
   }
   const DType scale = f == "q4f16_1" ? DType::f16 : DType::f32;
   AttrList attrs = {{"format", f}, {"group", int64_t{32}}};
   if (c.chance(1, 3)) attrs.emplace_back("k", sym::Expr(32 * groups - 8));
-  return g.call(name, {g.fresh(TensorType{DType::u32, {n, 4 * groups}}), g.fresh(TensorType{scale, {n, groups}})}, attrs);
+  return g.call(name, {g.packed_words(TensorType{DType::u32, {n, 4 * groups}}), g.fresh(TensorType{scale, {n, groups}})}, attrs);
 }
 
 bool conv(Builder& g, const std::string& name) {

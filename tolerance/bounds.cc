@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <mutex>
 
@@ -137,6 +139,26 @@ void require_bounding_memory(const Program& p, const sym::Env& env) {
 
 namespace {
 
+// A float decision with known outcomes (Bounded::choices) reaches the ops computed from it as
+// the interval holding every outcome within its bound: certain, with the bound widened to the
+// farthest outcome. Sound in the first tier; the calibrated bounds keep such values uncertain,
+// since the members' spread need not cover an outcome none of them took. max and min
+// reductions read the outcomes themselves, which is sharper.
+bool reads_outcomes(const std::string& op) { return op == "max" || op == "min"; }
+
+Bounded outcomes_as_interval(const Bounded& b) {
+  Bounded w = b;
+  for (const auto& [i, outcomes] : b.choices) {
+    double farthest = 0;
+    for (double x : outcomes) farthest = std::max(farthest, std::fabs(x - b.ref[i]));
+    w.uncertain[i] = 0;
+    w.err[i] = b.err[i] + farthest;
+    if (!w.sd.empty()) w.sd[i] = -1;  // a worst case: uniform over the interval
+  }
+  w.choices.clear();
+  return w;
+}
+
 // The rules over every binding, on the f64 reference values `exact` gives.
 BoundedProgram apply_rules(const Program& p, const sym::Env& env,
                            const std::function<const Tensor&(const ValueNode*)>& exact, const Options& opt,
@@ -150,7 +172,16 @@ BoundedProgram apply_rules(const Program& p, const sym::Env& env,
       const Rule* rule = find_rule(b.op().name);
       DT_CHECK(rule != nullptr, fmt::format("no error rule for op '{}'", b.op().name));
       RuleContext ctx{b, {}, results, env, opt, identity};
-      for (const auto& a : b.args()) ctx.in.push_back(&out.values.at(a.get()));
+      std::deque<Bounded> intervals;
+      for (const auto& a : b.args()) {
+        const Bounded& operand = out.values.at(a.get());
+        if (observed == nullptr && !operand.choices.empty() && is_float(operand.dtype) &&
+            !reads_outcomes(b.op().name)) {
+          ctx.in.push_back(&intervals.emplace_back(outcomes_as_interval(operand)));
+        } else {
+          ctx.in.push_back(&operand);
+        }
+      }
       (*rule)(ctx);
       if (observed != nullptr) {
         for (size_t i = 0; i < results.size(); ++i) {

@@ -28,7 +28,13 @@ constexpr const char* kDecisions = R"(program @decide() {
   %n: bf16[1] = param
   %d: bf16[1] = param
   %m: bf16[1] = floor_mod(%n, %d)
-  return %fl, %t, %am, %m
+  %hi: f32[] = max(%fl)
+  %lo: f32[] = min(%fl)
+  %total: f32[] = sum(%fl)
+  %k: bool[4] = param
+  %none: i32[] = const 0
+  %sel: i32[4] = where(%k, %t, %none)
+  return %fl, %t, %am, %m, %hi, %lo, %total, %sel
 }
 )";
 
@@ -51,6 +57,7 @@ Bounds bounded() {
   // 1 - 2 d = 0.33203125 or 1 - 3 d = -0.001953125.
   inputs["n"] = Tensor::from_doubles(DType::bf16, {1}, {1});
   inputs["d"] = Tensor::from_doubles(DType::bf16, {1}, {0.333984375});
+  inputs["k"] = Tensor::from_ints(DType::boolean, {4}, {1, 0, 1, 1});
   b.bounds = bound_program(b.program, {}, inputs, Options{});
   EXPECT_FALSE(b.bounds.invalid) << b.bounds.invalid_reason;
   return b;
@@ -67,6 +74,10 @@ TEST(DecisionChoices, EachDecisionOnABoundaryListsItsOutcomes) {
   EXPECT_EQ(choices_of(b, 1), (Choices{{0, {2, 3}}, {1, {0, 1}}})) << "cast to i32";
   EXPECT_EQ(choices_of(b, 2), (Choices{{0, {1, 2}}})) << "argmin: indices 0 and 3 cannot win";
   EXPECT_EQ(choices_of(b, 3), (Choices{{0, {0.33203125, -0.001953125}}})) << "floor_mod";
+  // The floors are {2, 3}, {0, 1}, 5 and 2: their max can only be the certain 5, their min 0 or 1.
+  EXPECT_EQ(b.bounds.outputs.at(4)->uncertain, std::vector<uint8_t>{0}) << "max of the floors";
+  EXPECT_EQ(choices_of(b, 5), (Choices{{0, {0, 1}}})) << "min of the floors";
+  EXPECT_EQ(choices_of(b, 7), (Choices{{0, {2, 3}}})) << "where selects the cast's decision at 0, not at 1";
 }
 
 OutputComparison judge(const Bounds& b, size_t output, DType dtype, std::vector<int64_t> shape,
@@ -85,10 +96,29 @@ TEST(DecisionChoices, EveryOutcomePassesAndNoOtherValueDoes) {
   EXPECT_FALSE(judge(b, 2, DType::i64, {2}, {3, 1}).passed()) << "argmin at 7.389";
   EXPECT_TRUE(judge(b, 3, DType::bf16, {1}, {-0.001953125}).passed());
   EXPECT_FALSE(judge(b, 3, DType::bf16, {1}, {0.1}).passed()) << "no quotient leaves 0.1";
+  EXPECT_TRUE(judge(b, 4, DType::f32, {}, {5}).passed());
+  EXPECT_FALSE(judge(b, 4, DType::f32, {}, {3}).passed()) << "a max of 3 over floors holding 5";
+  EXPECT_TRUE(judge(b, 5, DType::f32, {}, {1}).passed());
+  EXPECT_TRUE(judge(b, 5, DType::f32, {}, {0}).passed());
+  EXPECT_FALSE(judge(b, 5, DType::f32, {}, {2}).passed()) << "a min of 2 over floors holding 0 or 1";
   // Every element compared: none is skipped as uncertain.
   const OutputComparison c = judge(b, 0, DType::f32, {4}, {3, 1, 5, 2});
   EXPECT_EQ(c.compared, 4);
   EXPECT_EQ(c.uncertain, 0);
+}
+
+// Ops computed from a decision see the interval of its outcomes: the floors {2, 3}, {0, 1}, 5
+// and 2 sum to 9, 10 or 11, which the first tier compares (within its safety factor of 2); the calibrated bounds keep the sum
+// uncertain, since no member's spread need cover an outcome the members did not take.
+TEST(DecisionChoices, OpsAfterADecisionBoundEveryOutcomeInTheFirstTierOnly) {
+  const Bounds b = bounded();
+  const Bounded& total = *b.bounds.outputs.at(6);
+  EXPECT_EQ(total.uncertain, std::vector<uint8_t>{0});
+  EXPECT_TRUE(judge(b, 6, DType::f32, {}, {9}).passed());
+  EXPECT_TRUE(judge(b, 6, DType::f32, {}, {11}).passed());
+  EXPECT_FALSE(judge(b, 6, DType::f32, {}, {16}).passed()) << "16 is past any sum of the outcomes, with the safety factor";
+  const BoundedProgram calibrated = rebound_program(b.program, {}, b.bounds, Options{}, {});
+  EXPECT_EQ(calibrated.outputs.at(6)->uncertain, std::vector<uint8_t>{1});
 }
 
 TEST(DecisionChoices, TwoCandidatesMayDecideDifferentlyButEachWithinTheOutcomes) {

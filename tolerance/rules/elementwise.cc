@@ -123,6 +123,8 @@ void where(RuleContext& c) {
     if (!cond.uncertain[k]) {
       out.err[i] = take_x ? x.err[j] : y.err[l];
       out.uncertain[i] = take_x ? x.uncertain[j] : y.uncertain[l];
+      const auto& outcomes = take_x ? x.choices : y.choices;  // a selected decision keeps its outcomes
+      if (const auto it = outcomes.find(take_x ? j : l); it != outcomes.end()) out.choices[i] = it->second;
       if (is_float(out.dtype)) {
         const double sd = take_x ? spread(x, j) : spread(y, l);
         set_spread(c, out, i, sd, out.err[i]);

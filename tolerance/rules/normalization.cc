@@ -118,15 +118,70 @@ struct NormByDistance {
   }
 };
 
+// |x_i| / sqrt(mean x^2) <= sqrt(n) (rms_norm), sqrt(n - 1) centered. The cap holds in exact
+// arithmetic; a few roundings of the computed quotient beyond it.
+double normalized_cap(int64_t n, bool centered, DType acc) {
+  const double terms = static_cast<double>(centered ? n - 1 : n);
+  return std::sqrt(std::max(1.0, terms)) * (1 + 8 * unit_roundoff(acc));
+}
+
 std::optional<NormByDistance> norm_by_distance(double v, double sigma_err, int64_t n, bool centered, DType acc) {
   const double sigma = std::sqrt(v);
   if (!(sigma > sigma_err)) return std::nullopt;
-  // |x_i| / sqrt(mean x^2) <= sqrt(n) (rms_norm), sqrt(n - 1) centered. The cap holds in exact
-  // arithmetic; a few roundings of the computed quotient beyond it.
-  const double terms = static_cast<double>(centered ? n - 1 : n);
-  const double cap = std::sqrt(std::max(1.0, terms)) * (1 + 8 * unit_roundoff(acc));
-  return NormByDistance{sigma, sigma_err, cap, acc};
+  return NormByDistance{sigma, sigma_err, normalized_cap(n, centered, acc), acc};
 }
+
+// The normalized values y_i = D_i / sqrt(mean_j D_j^2 + eps + V) by interval evaluation over a
+// box: each centered value D_j within a_j of d_j, the variance's own roundings V within
+// +-var_err. y_i increases in D_i and decreases in every other |D_j| and in V, so its extremes
+// are at the box's corners, which the rule evaluates exactly (as softmax's). Sharp where the
+// first-order bound through 1/sqrt(var) is not: over few elements (two near-equal values
+// normalize to about +-1 whatever their errors), and wherever the row is ill-conditioned. The
+// first-order bound stays where it is smaller: it takes the inherited errors in quadrature.
+class NormBox {
+ public:
+  NormBox(std::vector<double> d, std::vector<double> a, double eps, double var_err, double cap, DType acc)
+      : d_(std::move(d)), a_(std::move(a)), eps_(eps), var_err_(var_err), cap_(cap), acc_(acc) {
+    for (size_t j = 0; j < d_.size(); ++j) {
+      low_ += lowest_square(j);
+      high_ += highest_square(j);
+    }
+  }
+
+  // The least variance plus eps over the box (its smallest corner).
+  double least_variance() const { return low_ / static_cast<double>(d_.size()) + eps_ - var_err_; }
+
+  // The bound of y_i about nv, or nullopt where a corner's variance plus eps may reach 0.
+  std::optional<double> bound(size_t i, double nv) const {
+    const double n = static_cast<double>(d_.size());
+    const double rest_low = std::max(0.0, low_ - lowest_square(i)), rest_high = high_ - highest_square(i);
+    // The largest y_i at a positive numerator, and the least at a negative one, have the
+    // smallest denominator; the other two the largest.
+    const auto corner = [&](double num, bool smallest_denominator) -> std::optional<double> {
+      const double den = smallest_denominator ? (num * num + rest_low) / n + eps_ - var_err_
+                                              : (num * num + rest_high) / n + eps_ + var_err_;
+      if (!(den > 0)) return std::nullopt;
+      return std::clamp(num / std::sqrt(den), -cap_, cap_);
+    };
+    const double top = d_[i] + a_[i], bottom = d_[i] - a_[i];
+    const auto hi = corner(top, top >= 0);
+    const auto lo = corner(bottom, bottom < 0);
+    if (!hi || !lo) return std::nullopt;
+    return std::max({*hi - nv, nv - *lo, 0.0}) + 4 * rounding_error(nv, acc_);
+  }
+
+ private:
+  double lowest_square(size_t j) const {
+    const double m = std::fabs(d_[j]) - a_[j];
+    return m > 0 ? m * m : 0;
+  }
+  double highest_square(size_t j) const { return (std::fabs(d_[j]) + a_[j]) * (std::fabs(d_[j]) + a_[j]); }
+
+  std::vector<double> d_, a_;
+  double eps_, var_err_, cap_;
+  DType acc_;
+  double low_ = 0, high_ = 0;
+};
 
 // rms_norm (centered = false) and layer/group/instance norm (centered = true) for one row.
 void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& row, bool centered, double eps,
@@ -197,6 +252,14 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
   }
   const double v = var + eps;
   auto centered_error = [&](int64_t i) { return xe(i) + e_mu + (centered ? rounding_error(xv(i) - mu, A) : 0); };
+  // The variance's roundings beyond the centered values' (V of NormBox), and its box.
+  const double var_rounding = var_roundings + rounding_error(v, A);
+  std::vector<double> box_d(static_cast<size_t>(row.n)), box_a(box_d.size());
+  for (int64_t i = 0; i < row.n; ++i) {
+    box_d[static_cast<size_t>(i)] = xv(i) - mu;
+    box_a[static_cast<size_t>(i)] = centered_error(i);
+  }
+  const NormBox box(std::move(box_d), std::move(box_a), eps, var_rounding, normalized_cap(row.n, centered, A), A);
   // The normalized value and its bound: first order through 1/sqrt(var + eps) where var's bound
   // stays below var, else by the norm's Lipschitz bound (norm_by_distance).
   std::function<std::pair<double, double>(int64_t)> normalized;
@@ -225,17 +288,30 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
     const double sigma_rounding = std::min(std::sqrt(d), d / (2 * std::sqrt(v)));
     const auto by_distance = norm_by_distance(v, std::sqrt(xe_squares / n) + centering_roundings + sigma_rounding, row.n,
                                               centered, A);
-    if (!by_distance) {
-      mark_row(out, row);
-      return;
+    if (by_distance) {
+      normalized = [&, nb = *by_distance](int64_t i) { return nb.normalize(xv(i) - mu, centered_error(i)); };
+      largest_inv = 1 / (by_distance->sigma - by_distance->sigma_err);
+    } else {
+      normalized = [&](int64_t i) { return std::make_pair((xv(i) - mu) * (1 / std::sqrt(v)), INFINITY); };
+      const double least = box.least_variance();
+      if (!(least > 0)) {
+        mark_row(out, row);
+        return;
+      }
+      largest_inv = 1 / std::sqrt(least);
     }
-    normalized = [&, nb = *by_distance](int64_t i) { return nb.normalize(xv(i) - mu, centered_error(i)); };
-    largest_inv = 1 / (by_distance->sigma - by_distance->sigma_err);
   }
   const double r_inv = 1 / std::sqrt(v);
   for (int64_t i = 0; i < row.n; ++i) {
     const size_t at = row.pos(i);
-    const auto [nv, ne] = normalized(i);
+    auto [nv, ne] = normalized(i);
+    const std::optional<double> boxed = box.bound(static_cast<size_t>(i), nv);
+    const bool by_box = boxed && *boxed < ne;
+    if (by_box) ne = *boxed;
+    if (!std::isfinite(ne)) {
+      out.uncertain[at] = 1;
+      continue;
+    }
     const size_t ch = aff.channel(i);
     const double gv = aff.scale->ref[ch] + aff.offset;
     const double ge = aff.scale->err[ch] + (aff.offset != 0 ? rounding_error(gv, A) : 0);
@@ -252,8 +328,8 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
     out.err[at] = e + rounding_error(out.ref[at], T);
     // The element's own inherited error passes through r_inv and the weight; the scale's and
     // the mean's errors are shared by the row and count as worst cases.
-    // (Bounded by distance, the whole bound counts as a worst case.)
-    const double through = first_order ? std::fabs(gv) * r_inv : 0.0;
+    // (Bounded by distance or by the box, the whole bound counts as a worst case.)
+    const double through = first_order && !by_box ? std::fabs(gv) * r_inv : 0.0;
     set_spread(c, out, at, through * xs(i), through * xe(i));
     if (aff.scale->uncertain[ch] || (aff.shift && aff.shift->uncertain[ch])) out.uncertain[at] = 1;
   }

@@ -52,6 +52,62 @@ void mark_uncertain_slices(RuleContext& c, const std::string& op) {
   }
 }
 
+// max/min over a slice holding decisions with known outcomes (floor_divide, round, ...): the
+// result is one of the slice's possible values, and only those that may reach the extreme of
+// the slice's lower (for min, upper) ends can be it. Where those are a few values the result
+// is compared with them, and where it is the reference's own value alone it is certain.
+// An uncertain element without outcomes leaves its slice uncertain.
+void extreme_over_outcomes(RuleContext& c, const std::string& op) {
+  const Bounded& a = *c.in[0];
+  Bounded& out = c.out[0];
+  const double sign = op == "max" ? 1.0 : -1.0;  // min is max of the negated values
+  const std::vector<int64_t> to = reduced_index(c, a.shape());
+  std::vector<std::vector<size_t>> members(out.ref.size());
+  for (size_t i = 0; i < to.size(); ++i) members[static_cast<size_t>(to[i])].push_back(i);
+  for (size_t slot = 0; slot < members.size(); ++slot) {
+    if (!out.uncertain[slot]) continue;
+    const auto outcomes = [&](size_t i) {
+      const auto it = a.choices.find(i);
+      return a.uncertain[i] ? (it == a.choices.end() ? nullptr : &it->second) : &a.ref;
+    };
+    bool unknown = false;
+    double floor = -INFINITY;  // the largest value the slice's extreme may take at least
+    for (size_t i : members[slot]) {
+      const std::vector<double>* v = outcomes(i);
+      if (v == nullptr) {
+        unknown = true;
+        break;
+      }
+      double low = INFINITY;
+      if (a.uncertain[i]) {
+        for (double x : *v) low = std::min(low, sign * x);
+      } else {
+        low = sign * a.ref[i];
+      }
+      floor = std::max(floor, low - a.err[i]);
+    }
+    if (unknown || !std::isfinite(floor)) continue;
+    std::vector<double> reachable;
+    const auto add = [&](double x, double e) {
+      if (sign * x + e >= floor && std::find(reachable.begin(), reachable.end(), x) == reachable.end()) {
+        reachable.push_back(x);
+      }
+    };
+    for (size_t i : members[slot]) {
+      if (a.uncertain[i]) {
+        for (double x : *outcomes(i)) add(x, a.err[i]);
+      } else {
+        add(a.ref[i], a.err[i]);
+      }
+    }
+    if (reachable.size() == 1 && reachable.front() == out.ref[slot]) {
+      out.uncertain[slot] = 0;
+    } else if (reachable.size() <= kMaxChoices) {
+      out.choices[slot] = reachable;
+    }
+  }
+}
+
 void reduce(RuleContext& c) {
   const Bounded& a = *c.in[0];
   Bounded& out = c.out[0];
@@ -90,6 +146,7 @@ void reduce(RuleContext& c) {
         set_spread(c, out, i, s, kSqrt3 * s);
       }
     }
+    if (!a.choices.empty()) extreme_over_outcomes(c, op);
     return;
   }
   const Tensor with = c.kernel({magnitude(a, true)})[0];
