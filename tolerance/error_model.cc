@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "compiler/ir/diagnostics.h"
 #include "compiler/tensor/float_format.h"
@@ -234,6 +235,12 @@ ScalarBound binary_bound(const std::string& op, double a, double ea, double b, d
     const bool zero_sign_decides = a == 0 && b <= 0;
     s.uncertain = zero_sign_decides || (e > 0 && (rho <= 2 * e || (b < 0 && std::fabs(a) <= ea)));
     if (!s.uncertain) s.err = (e > 0 ? e / (rho - e) : 0) + libm(r, out) + 4 * unit_roundoff(out);
+    if (s.uncertain && b < 0 && -b > eb && std::fabs(a) <= ea) {
+      // On the branch cut with b certainly negative: +-pi, each within the angle a point with
+      // |a'| <= |a| + ea and |b'| >= |b| - eb makes with the negative axis.
+      s.err = std::atan((std::fabs(a) + ea) / (-b - eb)) + libm(std::numbers::pi, out) + 4 * unit_roundoff(out);
+      s.choices = {round_to_float_dtype(std::numbers::pi, out), round_to_float_dtype(-std::numbers::pi, out)};
+    }
   } else if (op == "floor_divide" || op == "floor_mod") {
     s.uncertain = std::fabs(b) <= eb;
     if (!s.uncertain) {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <map>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,11 @@ constexpr const char* kDecisions = R"(program @decide() {
   %k: bool[4] = param
   %none: i32[] = const 0
   %sel: i32[4] = where(%k, %t, %none)
-  return %fl, %t, %am, %m, %hi, %lo, %total, %sel
+  %q: f32[1] = param
+  %w: f32[1] = param
+  %sq: f32[1] = sin(%q)
+  %angle: f32[1] = atan2(%sq, %w)
+  return %fl, %t, %am, %m, %hi, %lo, %total, %sel, %angle
 }
 )";
 
@@ -58,6 +63,9 @@ Bounds bounded() {
   inputs["n"] = Tensor::from_doubles(DType::bf16, {1}, {1});
   inputs["d"] = Tensor::from_doubles(DType::bf16, {1}, {0.333984375});
   inputs["k"] = Tensor::from_ints(DType::boolean, {4}, {1, 0, 1, 1});
+  // sin(0) is 0 within sin's absolute error: atan2 of it and -1 is on the branch cut, +-pi.
+  inputs["q"] = Tensor::from_doubles(DType::f32, {1}, {0});
+  inputs["w"] = Tensor::from_doubles(DType::f32, {1}, {-1});
   b.bounds = bound_program(b.program, {}, inputs, Options{});
   EXPECT_FALSE(b.bounds.invalid) << b.bounds.invalid_reason;
   return b;
@@ -78,6 +86,8 @@ TEST(DecisionChoices, EachDecisionOnABoundaryListsItsOutcomes) {
   EXPECT_EQ(b.bounds.outputs.at(4)->uncertain, std::vector<uint8_t>{0}) << "max of the floors";
   EXPECT_EQ(choices_of(b, 5), (Choices{{0, {0, 1}}})) << "min of the floors";
   EXPECT_EQ(choices_of(b, 7), (Choices{{0, {2, 3}}})) << "where selects the cast's decision at 0, not at 1";
+  const double pi = static_cast<float>(std::numbers::pi);
+  EXPECT_EQ(choices_of(b, 8), (Choices{{0, {pi, -pi}}})) << "atan2 on its branch cut";
 }
 
 OutputComparison judge(const Bounds& b, size_t output, DType dtype, std::vector<int64_t> shape,
@@ -98,6 +108,10 @@ TEST(DecisionChoices, EveryOutcomePassesAndNoOtherValueDoes) {
   EXPECT_FALSE(judge(b, 3, DType::bf16, {1}, {0.1}).passed()) << "no quotient leaves 0.1";
   EXPECT_TRUE(judge(b, 4, DType::f32, {}, {5}).passed());
   EXPECT_FALSE(judge(b, 4, DType::f32, {}, {3}).passed()) << "a max of 3 over floors holding 5";
+  EXPECT_TRUE(judge(b, 8, DType::f32, {1}, {-std::numbers::pi}).passed());
+  EXPECT_TRUE(judge(b, 8, DType::f32, {1}, {std::numbers::pi}).passed());
+  EXPECT_FALSE(judge(b, 8, DType::f32, {1}, {0}).passed()) << "atan2(~0, -1) is never 0";
+  EXPECT_FALSE(judge(b, 8, DType::f32, {1}, {3}).passed()) << "nor 0.14 off pi";
   EXPECT_TRUE(judge(b, 5, DType::f32, {}, {1}).passed());
   EXPECT_TRUE(judge(b, 5, DType::f32, {}, {0}).passed());
   EXPECT_FALSE(judge(b, 5, DType::f32, {}, {2}).passed()) << "a min of 2 over floors holding 0 or 1";

@@ -96,5 +96,49 @@ TEST_P(IllConditionedNorm, ANormOfNearlyEqualValuesIsBoundedNotUncertainAndTheBo
 
 INSTANTIATE_TEST_SUITE_P(LayerAndRms, IllConditionedNorm, ::testing::Values(true, false));
 
+// A layer norm over two elements normalizes them to -+d / sqrt(d^2 + eps), d half their
+// difference: about +-1 once d^2 is well above eps, whatever their errors. The bound is the
+// exact image of d's interval (seed 612 of the builtin campaign: an instance norm over two conv
+// outputs, bounded at 14% of its values by the first-order rule, which divides the errors by
+// sigma, and every later value uncertain). Brute force checks it holds; it must also be well
+// under the errors over sigma.
+TEST(TwoElementNorm, TwoElementsNormalizeToTheImageOfTheirHalfDifference) {
+  std::mt19937_64 g(5);
+  int sharp = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const Program p = testing::verified_program(
+        "program @pair() {\n  %a: f16[1, 2] = param\n  %g: f32[2] = param\n  %b: f32[2] = param\n"
+        "  %t: f16[1, 2] = tanh(%a)\n  %x: f32[1, 2] = cast(%t, dtype=f32)\n"
+        "  %y: f32[1, 2] = layer_norm(%x, %g, %b, axis=1, eps=1e-05, acc=f32)\n  return %x, %y\n}\n",
+        "pair.ir");
+    const double base = std::uniform_real_distribution<double>(-1, 1)(g);
+    const double gap = std::uniform_real_distribution<double>(0.01, 0.4)(g);
+    std::map<std::string, Tensor> inputs;
+    inputs["a"] = Tensor::from_doubles(DType::f16, {1, 2}, {base, base + gap});
+    inputs["g"] = Tensor::from_doubles(DType::f32, {2}, {1.5, 1.5});
+    inputs["b"] = Tensor::from_doubles(DType::f32, {2}, {-0.25, -0.25});
+    const BoundedProgram b = bound_program(p, {}, inputs, Options{});
+    ASSERT_FALSE(b.invalid) << b.invalid_reason;
+    const Bounded &x = *b.outputs[0], &y = *b.outputs[1];
+    ASSERT_EQ(y.uncertain, (std::vector<uint8_t>{0, 0})) << "trial " << trial;
+    const std::vector<double> ref = exact_norm(x.ref, 1e-5, true);
+    for (int corner = 0; corner < 4; ++corner) {
+      std::vector<double> moved = x.ref;
+      moved[0] += (corner & 1 ? 1 : -1) * x.err[0];
+      moved[1] += (corner & 2 ? 1 : -1) * x.err[1];
+      const std::vector<double> got = exact_norm(moved, 1e-5, true);
+      for (size_t i = 0; i < 2; ++i) {
+        ASSERT_LE(std::fabs(got[i] - ref[i]), y.err[i]) << "trial " << trial << " corner " << corner << " element " << i;
+      }
+    }
+    const double d = (x.ref[1] - x.ref[0]) / 2;
+    if (d * d < 10 * 1e-5) continue;
+    const double errors_over_sigma = 1.5 * (x.err[0] + x.err[1]) / 2 / std::sqrt(d * d + 1e-5);
+    sharp += y.err[0] < 0.25 * errors_over_sigma && y.err[1] < 0.25 * errors_over_sigma;
+    EXPECT_LT(y.err[1], 0.25 * errors_over_sigma) << "trial " << trial << ": d " << d;
+  }
+  EXPECT_GE(sharp, 10) << "the trials must reach rows where d^2 is well above eps";
+}
+
 }  // namespace
 }  // namespace difftest::tolerance

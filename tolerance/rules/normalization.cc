@@ -155,6 +155,8 @@ class NormBox {
   std::optional<double> bound(size_t i, double nv) const {
     const double n = static_cast<double>(d_.size());
     const double rest_low = std::max(0.0, low_ - lowest_square(i)), rest_high = high_ - highest_square(i);
+    // y_i increases in D_i only while the rest of its denominator stays positive.
+    if (!(rest_low / n + eps_ - var_err_ > 0)) return std::nullopt;
     // The largest y_i at a positive numerator, and the least at a negative one, have the
     // smallest denominator; the other two the largest.
     const auto corner = [&](double num, bool smallest_denominator) -> std::optional<double> {
@@ -182,6 +184,25 @@ class NormBox {
   DType acc_;
   double low_ = 0, high_ = 0;
 };
+
+// A centered norm over two elements. Any perturbation of the row centers it to +-d', d' half
+// the difference of the moved values, within a of d (the mean of the two errors), and
+// y = d' / sqrt(d'^2 + eps) is increasing: its extremes are at d +- a, exactly. The roundings of
+// the centering (r_i of the element, r_o of the other) and of the variance (var_err) move y by
+// at most r_i / sigma + r_o / (2 sigma) + var_err / sigma^2 over a region where
+// sqrt(var + eps) >= sigma (its partial derivatives' bounds). Two near-equal values, with eps,
+// normalize to about +-1 whatever their errors, where the box and the first-order bound, which
+// treat the two centered values as independent, allow about their relative error.
+std::optional<double> pair_bound(double d, double a, double r_i, double r_o, double eps, double var_err, double nv,
+                                 DType acc) {
+  const double least = std::max(0.0, std::fabs(d) - a - std::max(r_i, r_o));
+  const double sigma_squared = least * least + eps - var_err;
+  if (!(sigma_squared > 0)) return std::nullopt;
+  const auto y = [eps](double t) { return std::clamp(t / std::sqrt(t * t + eps), -1.0, 1.0); };
+  const double sigma = std::sqrt(sigma_squared);
+  const double roundings = (r_i + r_o / 2) / sigma + var_err / sigma_squared;
+  return std::max({y(d + a) - nv, nv - y(d - a), 0.0}) + roundings + 4 * rounding_error(nv, acc);
+}
 
 // rms_norm (centered = false) and layer/group/instance norm (centered = true) for one row.
 void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& row, bool centered, double eps,
@@ -305,7 +326,15 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
   for (int64_t i = 0; i < row.n; ++i) {
     const size_t at = row.pos(i);
     auto [nv, ne] = normalized(i);
-    const std::optional<double> boxed = box.bound(static_cast<size_t>(i), nv);
+    std::optional<double> boxed = box.bound(static_cast<size_t>(i), nv);
+    if (centered && row.n == 2) {
+      // The element's centered value is s d', s = -1 for the first element and +1 for the second.
+      const double d = (xv(1) - xv(0)) / 2 * (i == 0 ? -1 : 1);
+      const double mean_roundings = g * s_abs_total / n + rounding_error(mu, A);
+      const auto paired = pair_bound(d, (xe(0) + xe(1)) / 2, mean_roundings + rounding_error(xv(i) - mu, A),
+                                     mean_roundings + rounding_error(xv(1 - i) - mu, A), eps, var_rounding, nv, A);
+      if (paired && (!boxed || *paired < *boxed)) boxed = paired;
+    }
     const bool by_box = boxed && *boxed < ne;
     if (by_box) ne = *boxed;
     if (!std::isfinite(ne)) {
