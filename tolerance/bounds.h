@@ -35,7 +35,8 @@ struct Bounded {
   // An uncertain element whose rule knows every outcome of its decision (floor on either side of
   // an integer, an argmin among near-tied values, floor_mod's two remainders): a correct result
   // is within err of one of these values, so it is compared with them rather than skipped.
-  // Anything computed from it is uncertain as before; moved values do not carry choices.
+  // max/min reductions read the outcomes, where() keeps a selected element's, and every other
+  // op sees a float decision as the interval of its outcomes in the first tier (bounds.cc).
   std::map<size_t, std::vector<double>> choices;
   // Probabilistic mode: the standard deviation of each element's error under the mode's model
   // of independent mean-zero roundings (err stays its bound); empty in the other modes.

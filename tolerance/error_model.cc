@@ -191,6 +191,10 @@ ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DT
     // themselves are rounded to the dtype (one rounding of r, which lies between them).
     b.err = endpoint_spread([lo, hi](double x) { return std::min(std::max(x, lo), hi); }, a, ea, r) +
             rounding_error(r, out);
+    // Wholly beyond a limit the result is that limit in the dtype: exact where the dtype holds it
+    // (values clipped to 1 tie exactly, so an argmax over them is certain).
+    const bool clipped = a + ea < lo || a - ea > hi;
+    if (clipped && round_to_float_dtype(r, out) == r) b.err = 0;
   } else {
     DT_CHECK(false, fmt::format("no unary error rule for '{}'", op));
   }

@@ -151,5 +151,57 @@ TEST(CorrelatedOperands, ASoftmaxOverOneElementIsExactlyOne) {
   EXPECT_EQ(b.outputs[1]->uncertain[0], 0) << "three exact ones tie: the first index";
 }
 
+// A bool or a small integer cast to bf16 is exact, so an argmin over such values ties
+// exactly: the first index, certain (seed 559 of the builtin campaign, an argmin over a cast of
+// logical_xor results, was unchecked while the casts carried a rounding bound).
+TEST(CorrelatedOperands, AnExactValueCastToAFloatThatHoldsItIsExact) {
+  const Program p = testing::verified_program(R"(program @cast() {
+  %b: bool[3] = param
+  %i: i32[3] = param
+  %bf: bf16[3] = cast(%b, dtype=bf16)
+  %if: bf16[3] = cast(%i, dtype=bf16)
+  %m: i64[] = argmin(%bf, axis=0)
+  return %bf, %if, %m
+}
+)",
+                                              "cast.ir");
+  std::map<std::string, Tensor> inputs;
+  inputs["b"] = Tensor::from_ints(DType::boolean, {3}, {1, 1, 1});
+  inputs["i"] = Tensor::from_ints(DType::i32, {3}, {3, 257, -100});
+  const BoundedProgram b = bound_program(p, {}, inputs, Options{});
+  ASSERT_FALSE(b.invalid) << b.invalid_reason;
+  EXPECT_EQ(b.outputs[0]->err, (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(b.outputs[1]->err[0], 0) << "3 is a bf16";
+  EXPECT_GT(b.outputs[1]->err[1], 0) << "257 is not: bf16 holds 256 and 258";
+  EXPECT_EQ(b.outputs[1]->err[2], 0) << "-100 is a bf16";
+  EXPECT_EQ(b.outputs[2]->uncertain[0], 0) << "three exact ones tie: the first index";
+}
+
+// Values wholly below clip's lower limit are that limit, exactly where the dtype holds it: an
+// argmax over rows clipped to 1 ties exactly and is certain (seed 1839 of the builtin campaign
+// was unchecked while every clipped value carried a rounding of 1).
+TEST(CorrelatedOperands, ValuesClippedToALimitTheDtypeHoldsAreExact) {
+  const Program p = testing::verified_program(R"(program @clipped() {
+  %x: bf16[2, 3] = param
+  %e: bf16[2, 3] = exp(%x)
+  %c: bf16[2, 3] = clip(%e, min=1, max=4)
+  %m: i64[2] = argmax(%c, axis=1)
+  return %c, %m
+}
+)",
+                                              "clipped.ir");
+  std::map<std::string, Tensor> inputs;
+  // Row 0: exp(-2), exp(-1.5), exp(-1), all below 1; row 1: exp(0.5) = 1.65 lies inside.
+  inputs["x"] = Tensor::from_doubles(DType::bf16, {2, 3}, {-2, -1.5, -1, -2, 0.5, -1});
+  const BoundedProgram b = bound_program(p, {}, inputs, Options{});
+  ASSERT_FALSE(b.invalid) << b.invalid_reason;
+  const Bounded& c = *b.outputs[0];
+  EXPECT_EQ(c.err[0], 0);
+  EXPECT_EQ(c.err[2], 0);
+  EXPECT_GT(c.err[4], 0) << "exp(0.5) is inside the limits: exp's error stays";
+  EXPECT_EQ(b.outputs[1]->uncertain, (std::vector<uint8_t>{0, 0})) << "row 0 ties exactly: the first index";
+  EXPECT_EQ(b.outputs[1]->ref[0], 0);
+}
+
 }  // namespace
 }  // namespace difftest::tolerance

@@ -146,7 +146,9 @@ void cast(RuleContext& c) {
     out.uncertain[i] = a.uncertain[i];
     const double r = a.ref[i], e = a.err[i];
     if (is_float(to)) {
-      out.err[i] = e + rounding_error(std::fabs(out.ref[i]) + e, to);
+      // An exact value the target holds converts exactly (a bool or small integer to bf16).
+      const bool exact = e == 0 && round_to_float_dtype(r, to) == r;
+      out.err[i] = exact ? 0 : e + rounding_error(std::fabs(out.ref[i]) + e, to);
       if (is_float(from)) set_spread(c, out, i, spread(a, i), e);
     } else if (!is_float(from)) {
       mark_integer_overflow(c, out, i, r);  // a narrowing integer cast keeps the low bits here
