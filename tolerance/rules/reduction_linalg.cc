@@ -66,38 +66,36 @@ void extreme_over_outcomes(RuleContext& c, const std::string& op) {
   for (size_t i = 0; i < to.size(); ++i) members[static_cast<size_t>(to[i])].push_back(i);
   for (size_t slot = 0; slot < members.size(); ++slot) {
     if (!out.uncertain[slot]) continue;
-    const auto outcomes = [&](size_t i) {
-      const auto it = a.choices.find(i);
-      return a.uncertain[i] ? (it == a.choices.end() ? nullptr : &it->second) : &a.ref;
-    };
+    // Each element's possible values: its outcomes where uncertain, else its reference value.
+    std::vector<std::pair<const double*, const double*>> values;  // [begin, end) per element
     bool unknown = false;
-    double floor = -INFINITY;  // the largest value the slice's extreme may take at least
     for (size_t i : members[slot]) {
-      const std::vector<double>* v = outcomes(i);
-      if (v == nullptr) {
+      if (!a.uncertain[i]) {
+        values.emplace_back(&a.ref[i], &a.ref[i] + 1);
+        continue;
+      }
+      const auto it = a.choices.find(i);
+      if (it == a.choices.end()) {
         unknown = true;
         break;
       }
-      double low = INFINITY;
-      if (a.uncertain[i]) {
-        for (double x : *v) low = std::min(low, sign * x);
-      } else {
-        low = sign * a.ref[i];
-      }
-      floor = std::max(floor, low - a.err[i]);
+      values.emplace_back(it->second.data(), it->second.data() + it->second.size());
     }
-    if (unknown || !std::isfinite(floor)) continue;
+    if (unknown) continue;
+    double floor = -INFINITY;  // the slice's extreme is at least this (signed)
+    for (size_t k = 0; k < values.size(); ++k) {
+      double low = INFINITY;
+      for (const double* x = values[k].first; x != values[k].second; ++x) low = std::min(low, sign * *x);
+      floor = std::max(floor, low - a.err[members[slot][k]]);
+    }
+    if (!std::isfinite(floor)) continue;
     std::vector<double> reachable;
-    const auto add = [&](double x, double e) {
-      if (sign * x + e >= floor && std::find(reachable.begin(), reachable.end(), x) == reachable.end()) {
-        reachable.push_back(x);
-      }
-    };
-    for (size_t i : members[slot]) {
-      if (a.uncertain[i]) {
-        for (double x : *outcomes(i)) add(x, a.err[i]);
-      } else {
-        add(a.ref[i], a.err[i]);
+    for (size_t k = 0; k < values.size(); ++k) {
+      for (const double* x = values[k].first; x != values[k].second; ++x) {
+        if (sign * *x + a.err[members[slot][k]] >= floor &&
+            std::find(reachable.begin(), reachable.end(), *x) == reachable.end()) {
+          reachable.push_back(*x);
+        }
       }
     }
     if (reachable.size() == 1 && reachable.front() == out.ref[slot]) {
