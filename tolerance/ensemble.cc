@@ -9,6 +9,7 @@
 #include "compiler/ir/diagnostics.h"
 #include "reference/reference.h"
 #include "tolerance/error_model.h"
+#include "tolerance/half_forms.h"
 
 namespace difftest::tolerance {
 
@@ -45,6 +46,17 @@ double median_spread_per_bound(const std::vector<double>& rms, const std::vector
 
 uint64_t member_seed(uint64_t seed, int member) {
   return seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(member) * 0xd1b54a32d192ed03ULL + 0x656e73;  // "ens"
+}
+
+// A form's values in native mode (round to nearest, index-order sums), or nullopt where the
+// reference cannot evaluate it (the form is then not sampled; the members still are).
+std::optional<reference::Evaluation> evaluate_form(const ProgramForm& form, const sym::Env& env,
+                                                   const std::map<std::string, Tensor>& inputs) {
+  try {
+    return reference::evaluate(form.program, env, inputs, reference::Mode::Native);
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -90,7 +102,8 @@ std::string describe_member(int member) {
 }
 
 NearestForm nearest_form(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
-                         const EnsembleOptions& ensemble, size_t output, int64_t element, double got) {
+                         const Options& opt, const EnsembleOptions& ensemble, size_t output, int64_t element,
+                         double got) {
   NearestForm best;
   const int members = std::max(1, ensemble.members);
   for (int m = 0; m < members; ++m) {
@@ -101,10 +114,38 @@ NearestForm nearest_form(const Program& p, const sym::Env& env, const std::map<s
     const double distance = std::fabs(got - value);
     if (best.member < 0 || distance < best.distance) best = {m, describe_member(m), value, distance};
   }
+  int m = members;
+  for (const ProgramForm& form : half_forms(p, opt)) {
+    const std::optional<reference::Evaluation> ev = evaluate_form(form, env, inputs);
+    if (ev) {
+      const double value = ev->outputs.at(output).get(element);
+      const double distance = std::fabs(got - value);
+      if (distance < best.distance) best = {m, form.description, value, distance};
+    }
+    ++m;
+  }
   return best;
 }
 
 bool statistical_dtype(DType t) { return is_float(t) && t != DType::f64; }
+
+namespace {
+
+// One more row of every output's OutputSpread::deviation: `ev`'s outputs less the reference's.
+void add_output_deviations(const Program& p, const BoundedProgram& sound, const reference::Evaluation& ev,
+                           Calibration& cal) {
+  for (size_t o = 0; o < p.outputs().size(); ++o) {
+    const std::vector<double>& r = sound.outputs[o]->ref;
+    std::vector<double> d;
+    if (statistical_dtype(p.outputs()[o].type().dtype)) {
+      d.resize(r.size());
+      for (size_t i = 0; i < d.size(); ++i) d[i] = ev.outputs[o].get(static_cast<int64_t>(i)) - r[i];
+    }
+    cal.outputs[o].deviation.push_back(std::move(d));
+  }
+}
+
+}  // namespace
 
 bool bias_checked_dtype(DType t) { return t == DType::f16 || t == DType::bf16; }
 
@@ -138,16 +179,25 @@ Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std:
         d.sum_squares[i] += a * a;
       }
     }
-    for (size_t o = 0; o < p.outputs().size(); ++o) {
-      const Tensor& x = ev.outputs[o];
-      const std::vector<double>& r = sound.outputs[o]->ref;
-      std::vector<double> d;
-      if (statistical_dtype(p.outputs()[o].type().dtype)) {
-        d.resize(r.size());
-        for (size_t i = 0; i < d.size(); ++i) d[i] = x.get(static_cast<int64_t>(i)) - r[i];
+    add_output_deviations(p, sound, ev, cal);
+  }
+  // The forms are single deterministic implementations, not draws of the rounding: they widen
+  // each element's largest deviation (the allowance covers them) but not its sigma, so a form
+  // that rounds less never narrows an allowance.
+  for (const ProgramForm& form : half_forms(p, opt)) {
+    const std::optional<reference::Evaluation> ev = evaluate_form(form, env, inputs);
+    if (!ev) continue;
+    for (auto& [value, d] : dev) {
+      auto it = form.counterpart.find(value);
+      if (it == form.counterpart.end()) continue;
+      const Tensor& x = ev->values.at(it->second.get());
+      const std::vector<double>& r = sound.values.at(value).ref;
+      for (size_t i = 0; i < d.max_abs.size(); ++i) {
+        const double e = x.get(static_cast<int64_t>(i)) - r[i];
+        d.max_abs[i] = std::max(d.max_abs[i], std::isfinite(e) ? std::fabs(e) : kInf);
       }
-      cal.outputs[o].deviation.push_back(std::move(d));
     }
+    add_output_deviations(p, sound, *ev, cal);
   }
   ObservedErrors observed;
   std::unordered_map<const ValueNode*, std::vector<double>> sigmas;

@@ -55,17 +55,18 @@ reference::Summation member_summation(int member);
 // for reports (0: the reference's native mode, index-order sums rounded to nearest).
 std::string describe_member(int member);
 
-// The legitimate result nearest to `got` at one element of output `output`: the member whose
-// value there is closest, and how far `got` is from it. What a report names, so that a
-// maintainer sees the finding against the closest correct implementation, not only the
-// reference.
+// The legitimate result nearest to `got` at one element of output `output`: the member or
+// half-precision form (half_forms.h) whose value there is closest, and how far `got` is from it.
+// What a report names, so that a maintainer sees the finding against the closest correct
+// implementation, not only the reference.
 struct NearestForm {
-  int member = -1;
-  std::string form;  // describe_member(member)
+  int member = -1;   // a member, or members + i for the i-th of half_forms(p, opt)
+  std::string form;  // describe_member(member) or the form's description
   double value = 0, distance = 0;
 };
 NearestForm nearest_form(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
-                         const EnsembleOptions& ensemble, size_t output, int64_t element, double got);
+                         const Options& opt, const EnsembleOptions& ensemble, size_t output, int64_t element,
+                         double got);
 
 // Whether the statistical tier covers values of dtype `t`: f32, f16 and bf16. An f64 value's
 // legitimate results differ in their last bits by how each implementation evaluates its
@@ -77,7 +78,7 @@ bool statistical_dtype(DType t);
 struct OutputSpread {
   std::vector<double> sigma;                   // per element (inf where a member was not finite); empty
                                                // for an output the tier does not cover
-  std::vector<std::vector<double>> deviation;  // per member, per element: x_m - r
+  std::vector<std::vector<double>> deviation;  // per member, then per half form, per element: x_m - r
 };
 
 struct Calibration {
@@ -87,7 +88,10 @@ struct Calibration {
 };
 
 // Runs the ensemble and the calibrated rules against `sound`, the program's valid sound bounds
-// under the same inputs and options `opt` (its f64 reference values are reused).
+// under the same inputs and options `opt` (its f64 reference values are reused). The half
+// forms that apply under `opt` (half_forms.h) are evaluated too, in native mode: each element's
+// allowance covers their deviations, while its sigma stays the members' (a form is one
+// deterministic implementation, not a draw of the rounding).
 Calibration calibrate(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
                       const BoundedProgram& sound, const Options& opt, const EnsembleOptions& ensemble);
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tolerance/error_model.h"
 
 namespace difftest::oracle {
@@ -46,11 +48,11 @@ std::string nearest_form_sentence(const Program& p, const Case& c, const Variant
   for (size_t d = 0; d < shape.size(); ++d) element = element * shape[d] + f.index[d];
   tolerance::EnsembleOptions ensemble = options.ensemble;
   ensemble.seed = options.input_seed;
-  const tolerance::NearestForm n = tolerance::nearest_form(p, c.env, c.inputs, ensemble, output, element, f.got);
+  const tolerance::NearestForm n = tolerance::nearest_form(p, c.env, c.inputs, options.tolerance, ensemble, output, element, f.got);
   std::string out = fmt::format(
-      "The nearest legitimate result the ensemble computes at that element is member {} ({}): {:.17g}; the "
+      "The nearest legitimate result the ensemble computes at that element is {} {} ({}): {:.17g}; the "
       "result is {:.3g} from it",
-      n.member, n.form, n.value, n.distance);
+      n.member < std::max(1, options.ensemble.members) ? "member" : "form", n.member, n.form, n.value, n.distance);
   // f64 values are outside the statistical tier (tolerance/ensemble.h): their first-tier bound.
   const bool statistical = c.calibration && tolerance::statistical_dtype(p.outputs()[output].type().dtype);
   const double allowed = statistical ? c.calibration->bounds.outputs[output]->err[static_cast<size_t>(element)]
