@@ -9,7 +9,7 @@
 #include <map>
 
 #include "backends/onnxruntime/ort_compiler.h"
-#include "compiler/passes/specialize_shapes.h"
+#include "compiler/ir/fix_dims.h"
 #include "reference/inputs.h"
 
 namespace difftest::backends {
@@ -51,7 +51,7 @@ struct Search {
     c.inputs = reference::generate_inputs(p, c.env, base.input_seed);
     ++calls;
     const oracle::Variant v = with_disabled(disabled).tested;
-    return ort_session_log(v.kind == oracle::VariantKind::Specialized ? passes::fix_dims(p, c.env) : p, v, c,
+    return ort_session_log(v.kind == oracle::VariantKind::Specialized ? fix_dims(p, c.env) : p, v, c,
                            base.limits);
   }
 };

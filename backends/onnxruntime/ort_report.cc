@@ -11,8 +11,8 @@
 #include "backends/onnxruntime/ort_compiler.h"
 #include "backends/onnxruntime/ort_culprit.h"
 #include "backends/onnxruntime/ort_model.h"
+#include "compiler/ir/fix_dims.h"
 #include "compiler/ir/printer.h"
-#include "compiler/passes/specialize_shapes.h"
 #include "compiler/tensor/npy.h"
 #include "oracle/check/expected_results.h"
 #include "reference/inputs.h"
@@ -195,7 +195,7 @@ std::string filled(std::string text, const std::string& version, const std::stri
 void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, const oracle::CheckOptions& options) {
   const sym::Env env = reference::resolve_binding(r.reduced.program, r.reduced.binding, nullptr);
   const bool specialized = r.failing.variant.specialized();
-  const Program p = specialized ? passes::fix_dims(r.reduced.program, env) : r.reduced.program;
+  const Program p = specialized ? fix_dims(r.reduced.program, env) : r.reduced.program;
   const oracle::Case c = oracle::make_case(p, env, options.cases());
   if (c.invalid()) return;
   const std::string level = r.failing.variant.tested.settings.value("level", std::string("all"));

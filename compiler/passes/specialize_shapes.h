@@ -5,8 +5,9 @@
 // call's types are inferred again from the specialized operands and attributes and must be
 // provably the specialized declared types (an internal error otherwise).
 //
-// fix_dims narrows dims to single values, so fix_dims + SpecializeShapes turns a symbolic
-// program into the shape-specialized program of one binding (the oracle compares the two).
+// fix_dims (compiler/ir/fix_dims.h) narrows dims to single values, so fix_dims +
+// SpecializeShapes turns a symbolic program into the shape-specialized program of one binding
+// (the oracle compares the two).
 #pragma once
 
 #include "compiler/ir/ir.h"
@@ -15,9 +16,5 @@
 namespace difftest::passes {
 
 Program specialize_shapes(const Program& p);  // p itself when no range is a single value
-
-// The dims named in `values` get the range v..v. UserError (Usage) for a name that is not a
-// dim of p, or (NegativeDim) for a value outside the dim's range. p itself when nothing narrows.
-Program fix_dims(const Program& p, const sym::Env& values);
 
 }  // namespace difftest::passes

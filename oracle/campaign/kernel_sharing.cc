@@ -11,7 +11,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/ir/diagnostics.h"
-#include "compiler/passes/specialize_shapes.h"
+#include "compiler/ir/fix_dims.h"
 #include "compiler/pipeline/pass_manager.h"
 #include "compiler/target/target.h"
 #include "oracle/check/compiler.h"
@@ -93,7 +93,7 @@ KernelSharing measure_kernel_sharing(uint64_t first, uint64_t last, const CheckO
       const std::vector<sym::Env> bindings = default_bindings(p, 0);
       const sym::Env& middle = bindings[bindings.size() > 1 ? 1 : 0];
       if (auto v = compiler.specialized(compiler.named(check.pipelines.back(), "--opt"))) {
-        compiles.emplace_back(*v, passes::fix_dims(p, middle));
+        compiles.emplace_back(*v, fix_dims(p, middle));
       }
     }
     ++s.programs;

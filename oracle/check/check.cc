@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "compiler/faults/faults.h"
+#include "compiler/ir/fix_dims.h"
 #include "compiler/ir/printer.h"
-#include "compiler/passes/specialize_shapes.h"
 #include "fuzz/rng.h"
 #include "oracle/check/clock.h"
 #include "oracle/check/wire.h"
@@ -187,7 +187,7 @@ struct VariantJob {
 };
 
 VariantJob job_of(const Program& p, const Variant& variant, std::vector<const Case*> cases) {
-  Program compiled = variant.kind == VariantKind::Specialized ? passes::fix_dims(p, cases.front()->env) : p;
+  Program compiled = variant.kind == VariantKind::Specialized ? fix_dims(p, cases.front()->env) : p;
   return {&variant, std::move(cases), std::move(compiled)};
 }
 

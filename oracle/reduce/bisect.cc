@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "compiler/passes/specialize_shapes.h"
+#include "compiler/ir/fix_dims.h"
 #include "reference/reference.h"
 #include "tolerance/compare.h"
 
@@ -108,7 +108,7 @@ Confirmation confirm_graph_step(const Program& p, const VariantId& spec, int app
     CaseOptions sound_only = base.cases();
     sound_only.ensemble.members = 0;  // "certainly wrong" is what confirms a culprit
     const Case c0 = make_case(p, binding, sound_only);
-    const Program compiled = spec.specialized() ? passes::fix_dims(p, c0.env) : p;
+    const Program compiled = spec.specialized() ? fix_dims(p, c0.env) : p;
     const std::optional<Program> left = base.under_test().program_after(compiled, spec.tested, application);
     if (!left) return {false, "the compiler does not say what program the step leaves"};
     const Program& after = *left;

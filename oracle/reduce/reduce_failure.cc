@@ -10,8 +10,8 @@
 
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ir/fix_dims.h"
 #include "compiler/ir/printer.h"
-#include "compiler/passes/specialize_shapes.h"
 #include "compiler/tensor/npy.h"
 #include "oracle/check/clock.h"
 #include "oracle/io/json_file.h"
@@ -86,7 +86,7 @@ void write_outputs(const std::string& dir, const ReductionReport& r, const Check
   const sym::Env env = reference::resolve_binding(r.reduced.program, r.reduced.binding, nullptr);
   // A specialized compile's failure is the program with its dims fixed (n: 5..5): so it is
   // written, and `difftest run` with the pass list (SpecializeShapes first) reproduces it.
-  const Program p = r.failing.variant.specialized() ? passes::fix_dims(r.reduced.program, env) : r.reduced.program;
+  const Program p = r.failing.variant.specialized() ? fix_dims(r.reduced.program, env) : r.reduced.program;
   reference::dump_tensors(dir, reference::generate_inputs(p, env, options.input_seed), {},
                           fmt::format("inputs of the reduced program under {} (input seed {})",
                                       reference::binding_str(env), options.input_seed));
