@@ -8,7 +8,7 @@
 // The stage times are summed inside the workers (per program, over its bindings); with J
 // workers the wall-clock rate is up to J times the single-worker rate. --kernel-sharing then
 // prints how many of the kernels compiled a kernel cache could have reused
-// (oracle/campaign/kernel_sharing.h).
+// (bench/kernel_sharing.h).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -20,7 +20,7 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/target/target.h"
 #include "oracle/campaign/campaign.h"
-#include "oracle/campaign/kernel_sharing.h"
+#include "bench/kernel_sharing.h"
 
 int main(int argc, char** argv) {
   namespace oracle = difftest::oracle;

@@ -1,6 +1,6 @@
-// The kernel-sharing measurement of bench/campaign_bench (oracle/campaign/kernel_sharing.h):
+// The kernel-sharing measurement of bench/campaign_bench (bench/kernel_sharing.h):
 // what it counts as the same kernel.
-#include "oracle/campaign/kernel_sharing.h"
+#include "bench/kernel_sharing.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "oracle/campaign/kernel_sharing.h"
+#include "bench/kernel_sharing.h"
 
 #include <fmt/format.h>
 
