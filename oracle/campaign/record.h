@@ -41,7 +41,7 @@ struct SeedRecord {
   // UserError(Syntax) naming `where` when it is not a record (no "seed" number, a field of the
   // wrong kind, an unknown verdict). `compiler` (the campaign's) resolves its variants' names.
   static SeedRecord from_json(const nlohmann::json& j, const std::string& where,
-                              const CompilerUnderTest& compiler = builtin_compiler());
+                              const CompilerUnderTest& compiler);
 };
 
 }  // namespace difftest::oracle

@@ -77,7 +77,7 @@ struct VariantId {
   // "O3-specialized"). UserError(Syntax) naming `where` when a field is missing or of the wrong
   // kind, UserError(Usage) when a recorded name is not one of the compiler's variants or steps.
   static VariantId from_json(const nlohmann::json& j, const std::string& where,
-                             const CompilerUnderTest& compiler = builtin_compiler());
+                             const CompilerUnderTest& compiler);
 };
 
 }  // namespace difftest::oracle

@@ -26,7 +26,7 @@ std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions
 // when it records no failure; UserError naming `where` when it is malformed.
 std::optional<FailingRun> recorded_failing_run(const Program& p, const nlohmann::json& verdict,
                                                const std::string& where,
-                                               const CompilerUnderTest& compiler = builtin_compiler());
+                                               const CompilerUnderTest& compiler);
 
 // The failure to bisect or reduce in the saved program `file` (parsed as `p`): when
 // `recorded_first`, the one the verdict.json beside it records (a campaign's reproducer, a

@@ -107,7 +107,7 @@ TEST(Records, AJournalRecordReadsAndWritesBackByteForByte) {
       R"("times":{"compare_ms":0.5,"compile_ms":120.25,"generate_ms":0.125,"reference_ms":3.0,"run_ms":1.5},)"
       R"("verdict":"mismatch","worst_excess":12.5,"worst_ratio":3.25})";
   const nlohmann::json j = nlohmann::json::parse(line);
-  const SeedRecord rec = SeedRecord::from_json(j, "journal.jsonl:1");
+  const SeedRecord rec = SeedRecord::from_json(j, "journal.jsonl:1", builtin_compiler());
   EXPECT_EQ(rec.seed, 7u);
   EXPECT_EQ(rec.kind, VerdictKind::Mismatch);
   ASSERT_TRUE(rec.signature);
@@ -122,13 +122,14 @@ TEST(Records, AJournalRecordReadsAndWritesBackByteForByte) {
 
   const std::string harness =
       R"({"message":"boom","seed":9,"signature":"harness_error|boom","verdict":"harness_error"})";
-  EXPECT_EQ(SeedRecord::from_json(nlohmann::json::parse(harness), "j").to_json().dump(), harness);
-  EXPECT_TRUE(SeedRecord::from_json(nlohmann::json::parse(harness), "j").harness_error);
+  EXPECT_EQ(SeedRecord::from_json(nlohmann::json::parse(harness), "j", builtin_compiler()).to_json().dump(), harness);
+  EXPECT_TRUE(SeedRecord::from_json(nlohmann::json::parse(harness), "j", builtin_compiler()).harness_error);
 
   for (const char* bad : {R"({"verdict":"ok"})", R"({"seed":-1})", R"({"seed":1,"verdict":"exploded"})",
                           R"({"seed":1,"signature":"no bars"})", R"({"seed":1,"detail":{"variants":[{"kind":"ok"}]}})",
                           R"({"seed":1,"hash":"zz"})", R"([1])"}) {
-    EXPECT_THROW(SeedRecord::from_json(nlohmann::json::parse(bad), "journal.jsonl:3"), UserError) << bad;
+    EXPECT_THROW(SeedRecord::from_json(nlohmann::json::parse(bad), "journal.jsonl:3", builtin_compiler()), UserError)
+        << bad;
   }
 }
 

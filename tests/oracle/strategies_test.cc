@@ -33,7 +33,7 @@ TEST(Strategies, RandomOrdersAreRecordedWithTheirPassesAndReproduce) {
   const Program p = parse_program(kProgram);
   const Verdict a = check_program(p, o);
   const Verdict b = check_program(p, o);
-  EXPECT_EQ(a.overall(), VerdictKind::Ok) << format_verdict(a, "a");
+  EXPECT_EQ(a.overall(), VerdictKind::Ok) << format_verdict(a, "a", builtin_compiler());
   int orders = 0;
   for (size_t i = 0; i < a.variants.size(); ++i) {
     const VariantVerdict& v = a.variants[i];
@@ -75,10 +75,10 @@ TEST(Strategies, CustomPassListsAreCheckedAndSignedAsCustom) {
   const Verdict v = check_program(parse_program(kProgram), o);
   ASSERT_FALSE(v.variants.empty());
   // Listed with the flags that compile it again, FMA contraction included.
-  EXPECT_NE(format_verdict(v, "t").find("  custom = --passes DeadCodeElimination,LegalizeOps --passes-llvm 2 "
-                                        "--passes-fma\n"),
+  const std::string printed = format_verdict(v, "t", builtin_compiler());
+  EXPECT_NE(printed.find("  custom = --passes DeadCodeElimination,LegalizeOps --passes-llvm 2 --passes-fma\n"),
             std::string::npos)
-      << format_verdict(v, "t");
+      << printed;
   for (const auto& var : v.variants) {
     EXPECT_EQ(var.variant.name(), "custom");
     EXPECT_EQ(builtin_pipeline(var.variant.tested).llvm_opt_level, 2);

@@ -58,17 +58,19 @@ TEST(Variant, NamesAndRecordsRoundTrip) {
   EXPECT_EQ(spec.against->name(), "O2");
   EXPECT_EQ(spec.tested.steps.front(), "SpecializeShapes");
   EXPECT_EQ(spec.name(), "O2~O2-specialized");
-  const VariantVerdict back = VariantVerdict::from_json(v.to_json(), "test");
+  const VariantVerdict back = VariantVerdict::from_json(v.to_json(), "test", builtin_compiler());
   EXPECT_EQ(back.variant.name(), spec.name());
   EXPECT_TRUE(back.variant.specialized());
   EXPECT_EQ(back.binding, v.binding);
   // Older records have no "specialized"/"against" fields: the names say it.
-  const VariantId old = VariantId::from_json(nlohmann::json{{"pipeline", "O0~O3"}}, "test");
+  const VariantId old = VariantId::from_json(nlohmann::json{{"pipeline", "O0~O3"}}, "test", builtin_compiler());
   ASSERT_TRUE(old.against);
   EXPECT_EQ(old.against->name(), "O0");
   EXPECT_EQ(old.tested.name(), "O3");
-  EXPECT_THROW(VariantId::from_json(nlohmann::json{{"pipeline", "O9"}}, "verdict.json"), UserError);
-  EXPECT_THROW(VariantVerdict::from_json(nlohmann::json{{"pipeline", "O3"}, {"kind", "exploded"}}, "v.json"),
+  EXPECT_THROW(VariantId::from_json(nlohmann::json{{"pipeline", "O9"}}, "verdict.json", builtin_compiler()),
+               UserError);
+  EXPECT_THROW(VariantVerdict::from_json(nlohmann::json{{"pipeline", "O3"}, {"kind", "exploded"}}, "v.json",
+                                         builtin_compiler()),
                UserError);
 }
 
@@ -86,26 +88,27 @@ TEST(Variant, TheRecordedFailureIsTheVariantWithTheVerdictsSignature) {
   nlohmann::json verdict = {{"variants", {ok.to_json(), first.to_json(), chosen.to_json()}},
                             {"signature", chosen.signature().str()}};
   const Program p = parse_program(kMulTanh, "mt.ir");
-  const auto run = recorded_failing_run(p, verdict, "verdict.json");
+  const auto run = recorded_failing_run(p, verdict, "verdict.json", builtin_compiler());
   ASSERT_TRUE(run);
   EXPECT_EQ(run->variant.name(), "O3-specialized");
   EXPECT_TRUE(run->variant.specialized());
   EXPECT_EQ(run->binding, chosen.binding);
   EXPECT_EQ(run->work_cpu_seconds, 0.4);
   verdict.erase("signature");
-  EXPECT_EQ(recorded_failing_run(p, verdict, "verdict.json")->variant.name(), "O1") << "else the first failure";
+  EXPECT_EQ(recorded_failing_run(p, verdict, "verdict.json", builtin_compiler())->variant.name(), "O1")
+      << "else the first failure";
   // A compile failure has no binding of its own: reduction still needs one for sizes and inputs.
   VariantVerdict crash;
   crash.variant = builtin_compiler().named("O1", "test");
   crash.kind = VerdictKind::CompileCrash;
   crash.stage = Stage::compile("LegalizeOps");
   verdict = {{"variants", {crash.to_json()}}};
-  const auto crashed = recorded_failing_run(p, verdict, "verdict.json");
+  const auto crashed = recorded_failing_run(p, verdict, "verdict.json", builtin_compiler());
   ASSERT_TRUE(crashed);
   EXPECT_EQ(crashed->binding, (sym::Env{{"n", 2}})) << "the first standard binding: every dim at its lower bound";
   verdict["variants"] = nlohmann::json::array({ok.to_json()});
-  EXPECT_FALSE(recorded_failing_run(p, verdict, "verdict.json"));
-  EXPECT_THROW(recorded_failing_run(p, nlohmann::json::array(), "verdict.json"), UserError);
+  EXPECT_FALSE(recorded_failing_run(p, verdict, "verdict.json", builtin_compiler()));
+  EXPECT_THROW(recorded_failing_run(p, nlohmann::json::array(), "verdict.json", builtin_compiler()), UserError);
 }
 
 TEST(Variant, AShapeSpecializedCompileCrashKeepsTheBindingItCompiled) {
@@ -146,7 +149,8 @@ TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
   EXPECT_NE(read_text_file((dir / "report.md").string()).find("shape-specialized"), std::string::npos);
   // The written verdict records the variant, so `difftest reduce` on repro.ir finds it again.
   const auto again =
-      recorded_failing_run(p, nlohmann::json::parse(read_text_file((dir / "verdict.json").string())), "verdict.json");
+      recorded_failing_run(p, nlohmann::json::parse(read_text_file((dir / "verdict.json").string())), "verdict.json",
+                           builtin_compiler());
   ASSERT_TRUE(again);
   EXPECT_TRUE(again->variant.specialized());
   fs::remove_all(dir);
@@ -183,7 +187,7 @@ TEST(Variant, ACampaignAttributesAFailureToItsFaultsOnlyWhereTheCleanCompilerPas
   c.faults = {"schedule-reduction-tail"};
   const CampaignSummary s = run_campaign(c);
   int not_attributable = 0;
-  for (const auto& rec : read_campaign_journal(dir.string()).records) {
+  for (const auto& rec : read_campaign_journal(dir.string(), builtin_compiler()).records) {
     if (!rec.signature) continue;
     ASSERT_TRUE(rec.attributable.has_value()) << rec.to_json().dump();
     const std::string sig = rec.signature->str();
