@@ -127,7 +127,8 @@ std::optional<ProgramForm> f16_computed_in_f32(const Program& p) {
 std::optional<ProgramForm> narrow_acc_in_f32(const Program& p) {
   bool any = false;
   std::vector<Binding> out;
-  ProgramForm form{"f16/bf16 accumulated in f32 where the program declares a narrow accumulator (fused kernels)", p, {}};
+  ProgramForm form{"f16/bf16 accumulated in f32 where the program declares a narrow accumulator (fused kernels)", p,
+                   {}};
   for (const auto& b : p.bindings()) {
     for (const auto& r : b.results()) form.counterpart.emplace(r.get(), r);
     if (!declares_narrow_acc(b)) {

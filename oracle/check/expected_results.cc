@@ -48,7 +48,8 @@ std::string nearest_form_sentence(const Program& p, const Case& c, const Variant
   for (size_t d = 0; d < shape.size(); ++d) element = element * shape[d] + f.index[d];
   tolerance::EnsembleOptions ensemble = options.ensemble;
   ensemble.seed = options.input_seed;
-  const tolerance::NearestForm n = tolerance::nearest_form(p, c.env, c.inputs, options.tolerance, ensemble, output, element, f.got);
+  const tolerance::NearestForm n =
+      tolerance::nearest_form(p, c.env, c.inputs, options.tolerance, ensemble, output, element, f.got);
   std::string out = fmt::format(
       "The nearest legitimate result the ensemble computes at that element is {} {} ({}): {:.17g}; the "
       "result is {:.3g} from it",

@@ -119,7 +119,8 @@ TEST(HalfForms, AResultEqualToAFormIsReportedAgainstThatForm) {
   for (size_t i = 0; i < want.size() && element < 0; ++i) {
     bool unique = true;
     for (int m = 0; m < members; ++m) {
-      unique = unique && spread.deviation[static_cast<size_t>(m)][i] != spread.deviation[static_cast<size_t>(members)][i];
+      const double form = spread.deviation[static_cast<size_t>(members)][i];
+      unique = unique && spread.deviation[static_cast<size_t>(m)][i] != form;
     }
     if (unique) element = static_cast<int64_t>(i);
   }
