@@ -34,6 +34,7 @@ class BuiltinCompiler final : public CompilerUnderTest {
   }
 
   std::string name() const override { return "builtin"; }
+  bool takes_planted_faults() const override { return true; }
 
   std::vector<Variant> variants(const Program& p, const CheckOptions& options) const override {
     std::vector<Variant> out;

@@ -109,6 +109,11 @@ class CompilerUnderTest {
   // a reduction that starts with the baseline `ok` keeps it `ok`.
   virtual std::optional<Variant> baseline() const { return std::nullopt; }
 
+  // Whether difftest's test faults (compiler/faults: `--inject`, a corpus entry's `# faults:`)
+  // are planted in this compiler. Only the builtin's are; another compiler under test is held to
+  // an entry's clean half (gate.h).
+  virtual bool takes_planted_faults() const { return false; }
+
   // The reproducer writer: how a report names the compiler and a variant's settings, the flags
   // of `difftest run`/`bisect` that compile `variant` again, and files of the compiler's own
   // beside a reduced failure's repro.ir (the builtin: the program as a TVM Relax module), each

@@ -102,10 +102,10 @@ GateCase check_entry(const std::string& file, const GateOptions& o, const Deadli
   }
   // An entry's faults are planted in the builtin compiler: another compiler under test is held
   // to the entry's clean half only.
-  const bool builtin = &check.under_test() == &builtin_compiler();
-  if (e.expect && !builtin)
+  const bool takes_faults = check.under_test().takes_planted_faults();
+  if (e.expect && !takes_faults)
     c.detail += fmt::format("; its faults ({}) are the builtin compiler's", fmt::join(e.faults, ", "));
-  if (e.expect && !clean.cancelled && builtin) {
+  if (e.expect && !clean.cancelled && takes_faults) {
     const faults::ScopedFaults on(e.faults);
     // An expected hang shows under any budget, and each hanging pipeline costs all of it (and
     // its confirming rerun): a generous budget chosen for slow compiles would make this long.

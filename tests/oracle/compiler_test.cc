@@ -13,10 +13,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "oracle/check/check.h"
 #include "oracle/check/wire.h"
+#include "oracle/gate/gate.h"
 #include "oracle/reduce/reduce_failure.h"
 #include "reference/reference.h"
 
@@ -229,6 +232,50 @@ TEST(CompilerUnderTest, AReductionKeepsTheBaselineRight) {
     for (const auto& b : r.reduced.program.bindings()) has_add = has_add || (b.is_call() && b.op().name == "add");
     EXPECT_EQ(has_add, declares) << print(r.reduced.program);
   }
+}
+
+// A correct compiler with one variant: the reference's results.
+class ExactCompiler final : public StandInCompiler {
+ public:
+  std::string identity() const override { return "an exact compiler 1.0"; }
+  std::vector<Variant> variants(const Program&, const CheckOptions&) const override { return {test_variant("exact")}; }
+  std::optional<Variant> specialized(const Variant&) const override { return std::nullopt; }
+  CompiledRuns compile_and_run(const Program& p, const Variant&, const std::vector<const Case*>& cases,
+                               Progress& progress) const override {
+    return reference_runs(p, cases, progress, false);
+  }
+};
+
+// difftest's test faults live in the builtin compiler: under another compiler a corpus entry
+// that plants one is held to its clean half (a correct result), and the gate says why.
+TEST(CompilerUnderTest, OnlyTheBuiltinTakesPlantedFaultsAndTheGateHoldsAnotherToAFaultEntrysCleanHalf) {
+  EXPECT_TRUE(builtin_compiler().takes_planted_faults());
+  const ExactCompiler exact;
+  EXPECT_FALSE(exact.takes_planted_faults());
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("planted_faults." + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "fault.ir") << "# fault: mul-drops-tail\n# expect: mismatch|O0|compare|output of mul\n"
+                                  << R"(program @mul(n: 1..8) {
+  %a: f32[n, 4] = param
+  %b: f32[n, 4] = param
+  %y: f32[n, 4] = mul(%a, %b)
+  return %y
+}
+)";
+  GateOptions o;
+  o.corpus = dir.string();
+  o.campaign.unbounded = true;
+  o.campaign.check.compiler = &exact;
+  o.campaign.check.cross_checks.clear();
+  o.campaign.check.specialize = false;
+  o.campaign.check.bindings = {{{"n", 3}}};
+  const GateResult r = run_gate(o);
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(r.cases.size(), 1u);
+  EXPECT_TRUE(r.passed()) << r.cases[0].detail;
+  EXPECT_NE(r.cases[0].detail.find("its faults (mul-drops-tail) are the builtin compiler's"), std::string::npos)
+      << r.cases[0].detail;
 }
 
 }  // namespace
