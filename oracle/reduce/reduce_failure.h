@@ -63,7 +63,7 @@ struct ReductionReport {
   std::string stopped_in;
   int oracle_calls = 0;         // bisection + reduction + final checks
   double seconds = 0;
-  const CompilerUnderTest* compiler = &builtin_compiler();  // whose failure it is: the report's environment
+  const CompilerUnderTest* compiler = nullptr;  // whose failure it is: the report's environment
 };
 
 // "reduce: bisect  14 oracle calls  0m41s of 2m00s  23 ops  last: ..."
