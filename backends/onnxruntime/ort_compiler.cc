@@ -20,7 +20,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
 #include "oracle/check/wire.h"
-#include "oracle/external/worker_process.h"
+#include "oracle/isolate/worker_process.h"
 
 #ifndef DIFFTEST_ORT_DEFAULT_DIR
 #define DIFFTEST_ORT_DEFAULT_DIR ""

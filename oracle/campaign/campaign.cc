@@ -26,9 +26,9 @@
 #include "compiler/tensor/npy.h"
 #include "oracle/campaign/reproducer.h"
 #include "oracle/campaign/worker.h"
-#include "oracle/check/clock.h"
-#include "oracle/check/isolate.h"
 #include "oracle/io/output_paths.h"
+#include "oracle/isolate/clock.h"
+#include "oracle/isolate/isolate.h"
 
 namespace difftest::oracle {
 

@@ -13,8 +13,8 @@
 #include <stdexcept>
 
 #include "compiler/faults/faults.h"
-#include "oracle/check/clock.h"
-#include "oracle/check/isolate.h"
+#include "oracle/isolate/clock.h"
+#include "oracle/isolate/isolate.h"
 
 namespace difftest::oracle {
 

@@ -11,11 +11,11 @@
 #include "compiler/tensor/npy.h"
 #include "exporters/tvmscript/tvmscript.h"
 #include "oracle/check/check.h"
-#include "oracle/check/clock.h"
 #include "oracle/check/compiler.h"
 #include "oracle/check/expected_results.h"
 #include "oracle/check/strategies.h"
 #include "oracle/check/wire.h"
+#include "oracle/isolate/clock.h"
 
 namespace difftest::oracle {
 

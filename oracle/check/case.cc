@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "oracle/check/clock.h"
+#include "oracle/isolate/clock.h"
 #include "reference/inputs.h"
 
 namespace difftest::oracle {

@@ -15,9 +15,9 @@
 #include "compiler/pipeline/pipelines.h"
 #include "compiler/tensor/tensor.h"
 #include "oracle/check/case.h"
-#include "oracle/check/isolate.h"
 #include "oracle/check/stage.h"
 #include "oracle/check/variant.h"
+#include "oracle/isolate/isolate.h"
 
 namespace difftest::oracle {
 
@@ -82,7 +82,7 @@ class CompilerUnderTest {
                                        Progress& progress) const = 0;
   // An external compiler whose worker is a process of its own (which it restarts) needs no fork:
   // the check calls run_in_own_process in the harness instead of compile_and_run in a child. It
-  // returns what an isolated child would (check/isolate.h; the payload by check/wire.h), within
+  // returns what an isolated child would (oracle/isolate/isolate.h; the payload by check/wire.h), within
   // `limits`, the worker's crash or hang as the outcome's status.
   virtual bool isolates_itself() const { return false; }
   virtual ChildOutcome run_in_own_process(const Program& p, const Variant& variant,

@@ -10,9 +10,9 @@
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/tensor/npy.h"
-#include "oracle/check/clock.h"
 #include "oracle/gate/corpus.h"
 #include "oracle/io/json_file.h"
+#include "oracle/isolate/clock.h"
 #include "reference/summary.h"
 
 namespace difftest::oracle {

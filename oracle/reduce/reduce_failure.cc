@@ -13,8 +13,8 @@
 #include "compiler/ir/fix_dims.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
-#include "oracle/check/clock.h"
 #include "oracle/io/json_file.h"
+#include "oracle/isolate/clock.h"
 #include "reference/inputs.h"
 #include "reference/summary.h"
 

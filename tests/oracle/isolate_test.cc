@@ -1,4 +1,4 @@
-#include "oracle/check/isolate.h"
+#include "oracle/isolate/isolate.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

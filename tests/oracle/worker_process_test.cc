@@ -1,8 +1,8 @@
-// A worker spoken to one line at a time (oracle/external/worker_process.h): answers and their
+// A worker spoken to one line at a time (oracle/isolate/worker_process.h): answers and their
 // logs kept apart, a crash, a CPU-bound hang and a blocked worker each a status of their own,
 // the stage it last named kept, and the next request served by a new worker. The workers are
 // small shell loops.
-#include "oracle/external/worker_process.h"
+#include "oracle/isolate/worker_process.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

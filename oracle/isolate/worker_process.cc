@@ -1,4 +1,4 @@
-#include "oracle/external/worker_process.h"
+#include "oracle/isolate/worker_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -11,7 +11,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "oracle/check/clock.h"
+#include "oracle/isolate/clock.h"
 
 extern char** environ;
 

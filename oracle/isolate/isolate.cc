@@ -1,4 +1,4 @@
-#include "oracle/check/isolate.h"
+#include "oracle/isolate/isolate.h"
 
 #include <fmt/format.h>
 #include <poll.h>
@@ -18,7 +18,7 @@
 #include <limits>
 
 #include "compiler/ir/diagnostics.h"
-#include "oracle/check/clock.h"
+#include "oracle/isolate/clock.h"
 
 namespace difftest::oracle {
 

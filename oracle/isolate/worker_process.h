@@ -3,10 +3,10 @@
 // on stderr up to a marker line it writes after each answer.
 //
 // Timeouts are on the worker's CPU time, as the kernel counts it (all its threads), like the
-// isolated children's (check/isolate.h): a busy machine slows the worker down but does not make
+// isolated children's (isolate.h): a busy machine slows the worker down but does not make
 // it use more CPU, so the verdict does not depend on the load. A worker that blocks uses no CPU;
 // a backstop stops it once its CPU clock has stood still for a multiple of the CPU budget
-// (BlockedWatch, check/isolate.h). A worker that dies or is
+// (BlockedWatch, isolate.h). A worker that dies or is
 // killed is started again at the next request.
 #pragma once
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/check/isolate.h"
+#include "oracle/isolate/isolate.h"
 
 namespace difftest::oracle {
 
