@@ -112,7 +112,7 @@ NearestForm nearest_form(const Program& p, const sym::Env& env, const std::map<s
                : reference::evaluate_perturbed(p, env, inputs, member_seed(ensemble.seed, m), member_summation(m));
     const double value = ev.values.at(p.outputs().at(output).get()).get(element);
     const double distance = std::fabs(got - value);
-    if (best.member < 0 || distance < best.distance) best = {m, describe_member(m), value, distance};
+    if (best.member < 0 || distance < best.distance) best = {m, false, describe_member(m), value, distance};
   }
   int m = members;
   for (const ProgramForm& form : half_forms(p, opt)) {
@@ -120,7 +120,7 @@ NearestForm nearest_form(const Program& p, const sym::Env& env, const std::map<s
     if (ev) {
       const double value = ev->outputs.at(output).get(element);
       const double distance = std::fabs(got - value);
-      if (distance < best.distance) best = {m, form.description, value, distance};
+      if (distance < best.distance) best = {m, true, form.description, value, distance};
     }
     ++m;
   }

@@ -60,8 +60,9 @@ std::string describe_member(int member);
 // What a report names, so that a maintainer sees the finding against the closest correct
 // implementation, not only the reference.
 struct NearestForm {
-  int member = -1;   // a member, or members + i for the i-th of half_forms(p, opt)
-  std::string form;  // describe_member(member) or the form's description
+  int member = -1;         // a member, or members + i for the i-th of half_forms(p, opt)
+  bool half_form = false;  // the nearest is a half-precision form, not a member
+  std::string form;        // describe_member(member) or the form's description
   double value = 0, distance = 0;
 };
 NearestForm nearest_form(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,

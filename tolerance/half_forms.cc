@@ -140,11 +140,16 @@ std::optional<ProgramForm> narrow_acc_in_f32(const Program& p) {
     for (auto& [name, value] : attrs) {
       if (name == "acc") value = DType::f32;
     }
+    // make_attrs cannot refuse: `acc` is a dtype attribute of this op (declares_narrow_acc).
     out.push_back(Binding::call(b.results(), &b.op(), b.args(), make_attrs(b.op(), attrs)).with_group(b.group()));
   }
   if (!any) return std::nullopt;
-  form.program = Program::make(p.name(), p.dims(), out, p.outputs());
-  verify(form.program);
+  try {
+    form.program = Program::make(p.name(), p.dims(), out, p.outputs());
+    verify(form.program);
+  } catch (const UserError&) {
+    return std::nullopt;  // an op whose declared result an f32 accumulator would change
+  }
   return form;
 }
 

@@ -30,7 +30,8 @@ struct ProgramForm {
 
 // Form 1 of `p`; nullopt where `p` computes no f16 value or the rewrite does not type-check.
 std::optional<ProgramForm> f16_computed_in_f32(const Program& p);
-// Form 2 of `p`; nullopt where no op on f16/bf16 operands accumulates in f16/bf16.
+// Form 2 of `p`; nullopt where no op on f16/bf16 operands accumulates in f16/bf16, or where
+// the rewrite does not type-check.
 std::optional<ProgramForm> narrow_acc_in_f32(const Program& p);
 
 // The forms that apply to `p` under `opt`, in the order above.

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "tolerance/error_model.h"
 
 namespace difftest::oracle {
@@ -53,7 +51,7 @@ std::string nearest_form_sentence(const Program& p, const Case& c, const Variant
   std::string out = fmt::format(
       "The nearest legitimate result the ensemble computes at that element is {} {} ({}): {:.17g}; the "
       "result is {:.3g} from it",
-      n.member < std::max(1, options.ensemble.members) ? "member" : "form", n.member, n.form, n.value, n.distance);
+      n.half_form ? "form" : "member", n.member, n.form, n.value, n.distance);
   // f64 values are outside the statistical tier (tolerance/ensemble.h): their first-tier bound.
   const bool statistical = c.calibration && tolerance::statistical_dtype(p.outputs()[output].type().dtype);
   const double allowed = statistical ? c.calibration->bounds.outputs[output]->err[static_cast<size_t>(element)]

@@ -128,6 +128,7 @@ TEST(HalfForms, AResultEqualToAFormIsReportedAgainstThatForm) {
   const NearestForm n = nearest_form(c.program, {}, c.inputs, c.options, EnsembleOptions{}, 0, element,
                                      want[static_cast<size_t>(element)]);
   EXPECT_EQ(n.member, members);
+  EXPECT_TRUE(n.half_form);
   EXPECT_EQ(n.distance, 0);
   EXPECT_NE(n.form.find("f16 computed in f32"), std::string::npos) << n.form;
 }
