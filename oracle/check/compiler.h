@@ -109,7 +109,7 @@ class CompilerUnderTest {
   // a reduction that starts with the baseline `ok` keeps it `ok`.
   virtual std::optional<Variant> baseline() const { return std::nullopt; }
 
-  // Whether difftest's test faults (compiler/faults: `--inject`, a corpus entry's `# faults:`)
+  // Whether difftest's test faults (compiler/faults: `--inject`, a corpus entry's `# fault:`)
   // are planted in this compiler. Only the builtin's are; another compiler under test is held to
   // an entry's clean half (gate.h).
   virtual bool takes_planted_faults() const { return false; }
