@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "backends/backends.h"
-#include "backends/onnxruntime/ort_model.h"
+#include "backends/kit/model_files.h"
 #include "commands/commands.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/parser.h"
@@ -64,7 +64,7 @@ int export_command(const ExportRequest& r, const Print& out) {
   verify(p);
   std::string bytes;
   if (r.backend == "ort") {
-    bytes = backends::export_for_ort(p).bytes;
+    bytes = backends::export_onnx_model(p).bytes;
   } else {
     interop::ExportOptions options;
     options.form_seed = r.form_seed;

@@ -13,8 +13,9 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "backends/kit/worker_requests.h"
+#include "backends/kit/model_files.h"
 #include "backends/onnxruntime/ort_culprit.h"
-#include "backends/onnxruntime/ort_model.h"
 #include "backends/onnxruntime/ort_report.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
@@ -43,27 +44,6 @@ const std::vector<std::string>& ort_levels() {
   static const std::vector<std::string> levels = {"disabled", "basic", "extended", "layout", "all"};
   return levels;
 }
-
-namespace {
-
-// Whether `program` runs here: a path to an executable file, or a name found on PATH.
-bool runnable(const std::string& program) {
-  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0;
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
-  size_t at = 0;
-  while (at <= dirs.size()) {
-    const size_t colon = dirs.find(':', at);
-    const std::string dir = dirs.substr(at, colon == std::string::npos ? std::string::npos : colon - at);
-    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / program;
-    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return true;
-    if (colon == std::string::npos) break;
-    at = colon + 1;
-  }
-  return false;
-}
-
-}  // namespace
 
 OrtInstall ort_install() {
   OrtInstall in;
@@ -111,15 +91,6 @@ std::vector<std::string> disabled_of(const Variant& v) {
   return v.settings.value("disabled", std::vector<std::string>{});
 }
 
-// The stage a worker's "@@stage" line names: "session", or "run C" for case C.
-Stage stage_of(const std::string& marker, const std::vector<const Case*>& cases) {
-  if (marker.rfind("run ", 0) == 0) {
-    const size_t c = static_cast<size_t>(std::atoll(marker.c_str() + 4));
-    return Stage::run(c < cases.size() ? cases[c]->env : sym::Env{});
-  }
-  return Stage::compile();
-}
-
 // ORT has no kernel for the type of a node of the exported model (its CPU provider and bf16,
 // most ops): not a finding. The exporter leaves its nodes unnamed; a node a transformer made
 // (named after it, '/QuickGeluFusion/') without a kernel is the transformer's finding.
@@ -128,19 +99,6 @@ bool is_missing_kernel(const std::string& error) {
                        error.find("NOT_IMPLEMENTED") != std::string::npos;
   return missing && error.find("node with name ''") != std::string::npos;
 }
-
-// One request's files (the model, the feeds, the answers), removed with it.
-struct ScratchDir {
-  explicit ScratchDir(uint64_t request)
-      : path(fs::temp_directory_path() / fmt::format("difftest-ort-{}-{}", ::getpid(), request)) {
-    fs::create_directories(path);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  fs::path path;
-};
 
 class OrtCompiler final : public oracle::CompilerUnderTest {
  public:
@@ -203,88 +161,12 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
   ChildOutcome run_in_own_process(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
                                   const IsolationLimits& limits) const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    ChildOutcome outcome;
-    const auto finished = [&](const CompiledRuns& runs) {
-      outcome.status = ChildOutcome::Status::Ok;
-      outcome.payload = oracle::encode_compiled_runs(runs);
-      return outcome;
-    };
-    CompiledRuns runs;
     const OrtInstall install = ort_install();
-    if (!install.missing.empty()) {
-      runs.unsupported = "ONNX Runtime cannot run here: " + install.missing;
-      return finished(runs);
-    }
-    OrtModel model;
-    try {
-      model = export_for_ort(p);
-    } catch (const interop::Unsupported& e) {
-      runs.unsupported = "the program has no ONNX form: " + e.message();
-      return finished(runs);
-    }
-    const ScratchDir dir(++requests_);
-    const WorkerAnswer answer = send(install, p, model, variant, cases, limits, dir, false);
-    outcome.cpu_seconds = answer.cpu_seconds;
-    outcome.seconds = answer.wall_seconds;
-    outcome.blocked = answer.blocked;
-    outcome.signal = answer.signal;
-    outcome.stage = oracle::encode_stage(stage_of(answer.stage, cases));
-    switch (answer.status) {
-      case WorkerAnswer::Status::Ok:
-        break;
-      case WorkerAnswer::Status::NotStarted:
-        runs.unsupported = "the ONNX Runtime worker did not start: " + answer.line;
-        return finished(runs);
-      case WorkerAnswer::Status::Cancelled:
-        outcome.status = ChildOutcome::Status::Cancelled;
-        return outcome;
-      case WorkerAnswer::Status::TimedOut:
-        outcome.status = ChildOutcome::Status::TimedOut;
-        outcome.stage_cpu_seconds = answer.cpu_seconds;
-        return outcome;
-      case WorkerAnswer::Status::Died:
-        outcome.status = ChildOutcome::Status::Crashed;
-        outcome.message = answer.signal ? fmt::format("the ONNX Runtime worker was killed by signal {}", answer.signal)
-                                        : fmt::format("the ONNX Runtime worker exited ({}): {}", answer.exit_code,
-                                                      last_line(answer.log));
-        return outcome;
-    }
-    nlohmann::json reply;
-    try {
-      reply = nlohmann::json::parse(answer.line);
-    } catch (const nlohmann::json::exception& e) {
-      outcome.status = ChildOutcome::Status::Lost;
-      outcome.message = fmt::format("the ONNX Runtime worker's answer is not JSON ({}): {}", e.what(), answer.line);
-      return outcome;
-    }
-    if (!reply.value("ok", false)) {
-      const std::string error = reply.value("error", std::string("(no message)"));
-      const std::string stage = reply.value("stage", std::string("session"));
-      if (stage == "session" && is_missing_kernel(error)) {
-        runs.unsupported = "ONNX Runtime has no kernel for it: " + first_line(error);
-        return finished(runs);
-      }
-      outcome.status = ChildOutcome::Status::Error;
-      outcome.user_error = stage == "session";  // a valid model refused: compile_reject
-      const size_t c = reply.value("case", size_t{0});
-      outcome.stage = oracle::encode_stage(
-          stage == "session" ? Stage::compile() : Stage::run(c < cases.size() ? cases[c]->env : sym::Env{}));
-      outcome.message = fmt::format("ONNX Runtime {}: {}", stage == "session" ? "refused the model" : "failed to run",
-                                    first_line(error));
-      return outcome;
-    }
-    runs.compile_ms = reply.value("session_ms", 0.0);
-    for (size_t c = 0; c < cases.size(); ++c) {
-      try {
-        runs.runs.push_back(read_run(p, cases[c]->env, reply.at("runs").at(c), dir.path));
-      } catch (const WrongAnswer& e) {
-        outcome.status = ChildOutcome::Status::Error;
-        outcome.stage = oracle::encode_stage(Stage::run(cases[c]->env));
-        outcome.message = e.what();
-        return outcome;
-      }
-    }
-    return finished(runs);
+    if (!install.missing.empty()) return backends::unsupported_outcome("ONNX Runtime cannot run here: " + install.missing);
+    const PreparedModel& prepared = models_.prepare(p, ModelFormat::Onnx);
+    if (!prepared.unsupported.empty()) return backends::unsupported_outcome(prepared.unsupported);
+    const WorkerAnswer answer = send(install, p, prepared, variant, cases, limits, false);
+    return outcome_of_answer(answer, prepared, p, cases, reading());
   }
 
   oracle::StepRole step_role(const std::string&) const override { return oracle::StepRole::Other; }
@@ -310,7 +192,7 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
 
   void write_reproducer(const std::string& dir, const Program& p, const sym::Env&, const oracle::VariantVerdict&,
                         const oracle::CheckOptions&) const override {
-    write_file_atomic((fs::path(dir) / "model.onnx").string(), export_for_ort(p).bytes);
+    write_file_atomic((fs::path(dir) / "model.onnx").string(), export_onnx_model(p).bytes);
   }
 
   std::string reproducer_files() const override {
@@ -331,58 +213,41 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
       log.error = "ONNX Runtime cannot run here: " + install.missing;
       return log;
     }
-    OrtModel model;
-    try {
-      model = export_for_ort(p);
-    } catch (const interop::Unsupported& e) {
-      log.error = "the program has no ONNX form: " + e.message();
+    const PreparedModel& prepared = models_.prepare(p, ModelFormat::Onnx);
+    if (!prepared.unsupported.empty()) {
+      log.error = prepared.unsupported;
       return log;
     }
-    const ScratchDir dir(++requests_);
-    const WorkerAnswer answer = send(install, p, model, variant, {&c}, limits, dir, true);
+    const WorkerAnswer answer = send(install, p, prepared, variant, {&c}, limits, true);
     if (answer.status != WorkerAnswer::Status::Ok) {
       log.error = fmt::format("the worker did not answer ({})", last_line(answer.log));
       return log;
     }
     parse_transformer_log(answer.log, log);
-    std::ifstream f(dir.path / "optimized.onnx", std::ios::binary);
+    std::ifstream f(prepared.dir / "optimized.onnx", std::ios::binary);
     log.optimized_model.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
     log.ok = true;
     return log;
   }
 
  private:
-  // One request for `variant` of `p` (exported as `model`) on `cases`, its files in `dir`; with
-  // `log`, ORT logs every transformer and saves the optimized model as dir/optimized.onnx.
-  WorkerAnswer send(const OrtInstall& install, const Program& p, const OrtModel& model, const Variant& variant,
-                    const std::vector<const Case*>& cases, const IsolationLimits& limits, const ScratchDir& dir,
-                    bool log) const {
-    nlohmann::json request = {{"id", requests_},
-                              {"op", "run"},
-                              {"model", (dir.path / "model.onnx").string()},
-                              {"level", level_of(variant)},
-                              {"disable", disabled_of(variant)},
-                              {"log", log},
-                              {"optimized", log ? nlohmann::json((dir.path / "optimized.onnx").string()) : nullptr},
-                              {"repeat", log ? 1 : 2},
-                              {"dir", dir.path.string()},
-                              {"cases", nlohmann::json::array()}};
-    write_file_atomic((dir.path / "model.onnx").string(), model.bytes);
-    for (size_t c = 0; c < cases.size(); ++c) {
-      request["cases"].push_back(write_feeds(model, p, *cases[c], dir.path, fmt::format("c{}_in.bin", c)));
-    }
-    IsolationLimits worker_limits = limits;
-    // The budget is per stage: the session (ORT's optimizer) and each case's run.
-    if (limits.timeout_per_stage) worker_limits.cpu_seconds *= static_cast<double>(1 + cases.size());
-    return worker(install).request(request.dump(), worker_limits);
+  // One request for `variant` of `prepared` on `cases`; with `log`, ORT logs every transformer
+  // and saves the optimized model as optimized.onnx in the model's directory.
+  WorkerAnswer send(const OrtInstall& install, const Program& p, const PreparedModel& prepared, const Variant& variant,
+                    const std::vector<const Case*>& cases, const IsolationLimits& limits, bool log) const {
+    nlohmann::json request = run_request(++requests_, prepared, p, cases, log ? 1 : 2);
+    request["level"] = level_of(variant);
+    request["disable"] = disabled_of(variant);
+    request["log"] = log;
+    request["optimized"] = log ? nlohmann::json((prepared.dir / "optimized.onnx").string()) : nullptr;
+    return worker(install).request(request.dump(), request_limits(limits, cases.size()));
   }
 
-  static std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-  static std::string last_line(const std::string& text) {
-    std::string t = text;
-    while (!t.empty() && t.back() == '\n') t.pop_back();
-    const size_t nl = t.rfind('\n');
-    return nl == std::string::npos ? t : t.substr(nl + 1);
+  static AnswerReading reading() {
+    return {"ONNX Runtime", [](const std::string& stage, const std::string& error) {
+              return stage == "compile" && is_missing_kernel(error) ? "ONNX Runtime has no kernel for it: " + first_line(error)
+                                                                    : std::string();
+            }};
   }
 
   // The worker of `install`, started again when the install moved (DIFFTEST_ORT_DIR, DIFFTEST_NODE).
@@ -400,6 +265,7 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
   mutable std::unique_ptr<oracle::WorkerProcess> worker_;
   mutable std::vector<std::string> worker_argv_;
   mutable uint64_t requests_ = 0;
+  mutable ModelCache models_{"ort"};
 };
 
 }  // namespace

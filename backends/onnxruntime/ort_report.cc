@@ -10,7 +10,7 @@
 
 #include "backends/onnxruntime/ort_compiler.h"
 #include "backends/onnxruntime/ort_culprit.h"
-#include "backends/onnxruntime/ort_model.h"
+#include "backends/kit/model_files.h"
 #include "compiler/ir/fix_dims.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
@@ -238,7 +238,7 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
   }
 
   // The reproducers' data.
-  const OrtModel model = export_for_ort(p);
+  const WorkerModel model = export_onnx_model(p);
   nlohmann::json data = {{"level", level},
                          {"culprits", culprits},
                          {"model_hex", hex_of(model.bytes)},
@@ -246,7 +246,7 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
                          {"outputs", nlohmann::json::array()}};
   for (const auto& [name, t] : feeds_of(model, p, c)) {
     data["inputs"].push_back({{"name", name},
-                              {"dtype", ort_type_name(t.dtype())},
+                              {"dtype", worker_type_name(t.dtype())},
                               {"shape", t.shape()},
                               {"hex", hex_of(t.data(), t.nbytes())}});
   }

@@ -1,4 +1,4 @@
-// How tensors travel between the harness and the ONNX Runtime worker (ort_model.h): a case's
+// How tensors travel between the harness and an external compiler's worker (kit/model_files.h): a case's
 // feeds as byte ranges of one file, its outputs as byte ranges of another, read back and checked
 // against the program's types and shapes.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "backends/onnxruntime/ort_model.h"
+#include "backends/kit/model_files.h"
 #include "compiler/ir/parser.h"
 #include "oracle/check/case.h"
 
@@ -32,7 +32,7 @@ std::string file_bytes(const fs::path& path) {
 
 std::string raw(const Tensor& t) { return std::string(reinterpret_cast<const char*>(t.data()), t.nbytes()); }
 
-TEST(OrtTensorFiles, ACasesFeedsAreOneFileOfTheirBytesInTheGraphsInputOrder) {
+TEST(WorkerFiles, ACasesFeedsAreOneFileOfTheirBytesInTheGraphsInputOrder) {
   const Program p = parse_program(R"(program @two(n: 1..8) {
   %x: f32[n, 3] = param
   %i: i64[4] = param
@@ -41,7 +41,7 @@ TEST(OrtTensorFiles, ACasesFeedsAreOneFileOfTheirBytesInTheGraphsInputOrder) {
 }
 )",
                                   "two.ir");
-  const OrtModel model = export_for_ort(p);
+  const WorkerModel model = export_onnx_model(p);
   const oracle::Case c = oracle::make_case(p, {{"n", 2}}, oracle::CaseOptions{});
   const TempDir dir;
   const nlohmann::json feeds = write_feeds(model, p, c, dir.path, "c0_in.bin");
@@ -61,7 +61,7 @@ TEST(OrtTensorFiles, ACasesFeedsAreOneFileOfTheirBytesInTheGraphsInputOrder) {
   EXPECT_EQ(file.substr(24, 32), raw(c.inputs.at("i"))) << "then i, 4 i64";
 }
 
-TEST(OrtTensorFiles, OutputsAreReadFromTheirByteRangesAndAWrongRangeIsOrtsFinding) {
+TEST(WorkerFiles, OutputsAreReadFromTheirByteRangesAndAWrongRangeIsOrtsFinding) {
   const Program p = parse_program(R"(program @two() {
   %a: f32[2] = param
   %b: i32[3] = param
@@ -83,7 +83,7 @@ TEST(OrtTensorFiles, OutputsAreReadFromTheirByteRangesAndAWrongRangeIsOrtsFindin
       {"outputs",
        {{{"name", "x"}, {"type", "float32"}, {"dims", {2}}, {"file", "c0_out.bin"}, {"offset", 12}, {"bytes", 8}},
         {{"name", "y"}, {"type", "int32"}, {"dims", {3}}, {"file", "c0_out.bin"}, {"offset", 0}, {"bytes", 12}}}}};
-  const oracle::CompiledRuns::Run run = read_run(p, {}, answer, dir.path);
+  const oracle::CompiledRuns::Run run = read_run(export_onnx_model(p), p, {}, answer, dir.path, "ONNX Runtime");
   ASSERT_EQ(run.outputs.size(), 2u);
   EXPECT_EQ(run.outputs[0].get(0), 1.5);
   EXPECT_EQ(run.outputs[0].get(1), -2.25);
@@ -94,10 +94,46 @@ TEST(OrtTensorFiles, OutputsAreReadFromTheirByteRangesAndAWrongRangeIsOrtsFindin
 
   answer["outputs"][0]["offset"] = 16;  // past the end of x: 4 bytes left, 8 wanted
   try {
-    read_run(p, {}, answer, dir.path);
+    read_run(export_onnx_model(p), p, {}, answer, dir.path, "ONNX Runtime");
     FAIL() << "a range past the end of the file was read";
   } catch (const WrongAnswer& e) {
     EXPECT_STREQ(e.what(), "ONNX Runtime's output 0 has 4 bytes, not 8");
+  }
+}
+
+TEST(WorkerFiles, TheTextFormKeepsBf16AtTheEdgesAndFeedsParamsByName) {
+  const Program p = parse_program(R"(program @h(n: 1..8) {
+  %x: bf16[n] = param
+  %y: bf16[n] = neg(%x)
+  return %y
+}
+)",
+                                  "h.ir");
+  const WorkerModel model = export_text_model(p);
+  EXPECT_EQ(model.file_name(), "program.ir");
+  EXPECT_NE(model.bytes.find("%y: bf16[n] = neg(%x)"), std::string::npos) << model.bytes;
+  ASSERT_EQ(model.inputs.size(), 1u);
+  EXPECT_EQ(model.inputs[0].name, "x");
+  EXPECT_EQ(model.inputs[0].dtype, DType::bf16);
+  EXPECT_EQ(worker_type_name(model.inputs[0].dtype), "bfloat16");
+  EXPECT_EQ(export_onnx_model(p).inputs[0].dtype, DType::f32) << "ONNX feeds bf16 as f32";
+
+  const uint16_t minus_one_and_a_half = 0xBFC0;  // bf16 -1.5
+  const TempDir dir;
+  std::ofstream(dir.path / "c0_out.bin", std::ios::binary)
+      << std::string(reinterpret_cast<const char*>(&minus_one_and_a_half), 2);
+  nlohmann::json answer = {
+      {"outputs", {{{"name", "y"}, {"type", "bfloat16"}, {"dims", {1}}, {"file", "c0_out.bin"}, {"offset", 0}, {"bytes", 2}}}}};
+  const oracle::CompiledRuns::Run run = read_run(model, p, {{"n", 1}}, answer, dir.path, "stand-in");
+  ASSERT_EQ(run.outputs.size(), 1u);
+  EXPECT_EQ(run.outputs[0].dtype(), DType::bf16);
+  EXPECT_EQ(run.outputs[0].get(0), -1.5);
+  answer["outputs"][0]["type"] = "float32";
+  try {
+    read_run(model, p, {{"n", 1}}, answer, dir.path, "stand-in");
+    FAIL() << "an f32 answer of a bf16 output of the text form was taken";
+  } catch (const WrongAnswer& e) {
+    EXPECT_STREQ(e.what(), "stand-in's output 0 is float32[1] where the program's is bf16[1]");
   }
 }
 

@@ -1,4 +1,4 @@
-#include "backends/onnxruntime/ort_model.h"
+#include "backends/kit/model_files.h"
 
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
@@ -21,7 +21,7 @@ namespace difftest::backends {
 
 namespace fs = std::filesystem;
 
-std::string ort_type_name(DType t) {
+std::string worker_type_name(DType t) {
   switch (t) {
     case DType::f64:
       return "float64";
@@ -42,12 +42,37 @@ std::string ort_type_name(DType t) {
     case DType::boolean:
       return "bool";
     case DType::bf16:
-      break;  // the Node binding takes no bf16 tensors: the export feeds f32
+      return "bfloat16";
   }
-  throw InternalError(fmt::format("no ONNX Runtime tensor type for {} at the graph's edges", dtype_name(t)));
+  throw InternalError(fmt::format("no worker tensor type for {}", dtype_name(t)));
 }
 
-OrtModel export_for_ort(const Program& p) {
+std::string model_format_name(ModelFormat f) { return f == ModelFormat::Onnx ? "onnx" : "ir"; }
+
+std::optional<ModelFormat> parse_model_format(const std::string& name) {
+  if (name == "onnx") return ModelFormat::Onnx;
+  if (name == "ir") return ModelFormat::Text;
+  return std::nullopt;
+}
+
+std::string WorkerModel::file_name() const { return format == ModelFormat::Onnx ? "model.onnx" : "program.ir"; }
+
+WorkerModel export_text_model(const Program& p) {
+  WorkerModel model;
+  model.format = ModelFormat::Text;
+  model.bytes = print(p);
+  const std::vector<Value> params = p.params();
+  for (size_t i = 0; i < params.size(); ++i) {
+    model.inputs.push_back({params[i].name(), static_cast<int>(i), "", params[i].type().dtype});
+  }
+  return model;
+}
+
+WorkerModel export_model(const Program& p, ModelFormat format) {
+  return format == ModelFormat::Onnx ? export_onnx_model(p) : export_text_model(p);
+}
+
+WorkerModel export_onnx_model(const Program& p) {
   interop::ExportOptions options;
   // The program's hash picks the decompositions' forms, so every program shows ORT's matchers
   // one of the forms exporters write, the same one each time.
@@ -64,7 +89,7 @@ OrtModel export_for_ort(const Program& p) {
     throw interop::Unsupported("ONNX type inference",
                                fmt::format("its ONNX form breaks ONNX's type constraints: {}", e.what()));
   }
-  OrtModel model;
+  WorkerModel model;
   DT_CHECK(m.SerializeToString(&model.bytes), "an exported model did not serialize");
   std::set<std::string> extents;
   for (const auto& prop : m.metadata_props()) {
@@ -79,7 +104,7 @@ OrtModel export_for_ort(const Program& p) {
   const std::vector<Value> params = p.params();
   int next_param = 0;
   for (const auto& in : m.graph().input()) {
-    OrtModel::Input input;
+    WorkerModel::Input input;
     input.name = in.name();
     if (extents.count(in.name())) {
       input.dim = in.type().tensor_type().shape().dim(0).dim_param();
@@ -88,7 +113,7 @@ OrtModel export_for_ort(const Program& p) {
       DT_CHECK(next_param < static_cast<int>(params.size()), "an exported model has more inputs than params");
       input.param = next_param++;
       const DType dtype = params[static_cast<size_t>(input.param)].type().dtype;
-      input.dtype = dtype == DType::bf16 ? DType::f32 : dtype;
+      input.dtype = model.edge_dtype(dtype);
     }
     model.inputs.push_back(std::move(input));
   }
@@ -96,10 +121,10 @@ OrtModel export_for_ort(const Program& p) {
   return model;
 }
 
-std::vector<std::pair<std::string, Tensor>> feeds_of(const OrtModel& model, const Program& p, const oracle::Case& c) {
+std::vector<std::pair<std::string, Tensor>> feeds_of(const WorkerModel& model, const Program& p, const oracle::Case& c) {
   const std::vector<Value> params = p.params();
   std::vector<std::pair<std::string, Tensor>> out;
-  for (const OrtModel::Input& input : model.inputs) {
+  for (const WorkerModel::Input& input : model.inputs) {
     if (input.param < 0) {
       // Only its length matters: the graph reads the dim from its shape.
       out.emplace_back(input.name, Tensor(DType::u8, {c.env.at(input.dim)}));
@@ -113,16 +138,16 @@ std::vector<std::pair<std::string, Tensor>> feeds_of(const OrtModel& model, cons
   return out;
 }
 
-nlohmann::json write_feeds(const OrtModel& model, const Program& p, const oracle::Case& c, const fs::path& dir,
+nlohmann::json write_feeds(const WorkerModel& model, const Program& p, const oracle::Case& c, const fs::path& dir,
                            const std::string& file) {
   nlohmann::json feeds = nlohmann::json::array();
   std::string blob;
   const auto tensors = feeds_of(model, p, c);
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& fed = tensors[i].second;
-    const OrtModel::Input& input = model.inputs[i];
+    const WorkerModel::Input& input = model.inputs[i];
     feeds.push_back({{"name", input.name},
-                     {"type", ort_type_name(input.dtype)},
+                     {"type", worker_type_name(input.dtype)},
                      {"dims", fed.shape()},
                      {"file", file},
                      {"offset", blob.size()},
@@ -133,13 +158,13 @@ nlohmann::json write_feeds(const OrtModel& model, const Program& p, const oracle
   return feeds;
 }
 
-oracle::CompiledRuns::Run read_run(const Program& p, const sym::Env& binding, const nlohmann::json& answer,
-                                   const fs::path& dir) {
+oracle::CompiledRuns::Run read_run(const WorkerModel& model, const Program& p, const sym::Env& binding,
+                                   const nlohmann::json& answer, const fs::path& dir, const std::string& who) {
   oracle::CompiledRuns::Run run;
   run.run_ms = answer.value("run_ms", 0.0);
-  if (const auto& differs = answer.at("differs"); !differs.is_null()) {
+  if (const auto differs = answer.value("differs", nlohmann::json()); !differs.is_null()) {
     run.nondeterminism =
-        fmt::format("two runs of the same ONNX Runtime session on the same inputs differ in output {} at byte {}",
+        fmt::format("two runs of the same {} compile on the same inputs differ in output {} at byte {}", who,
                     differs.value("output", std::string("?")), differs.value("byte", 0));
   }
   // The worker writes a case's outputs into one file, one after another.
@@ -155,17 +180,17 @@ oracle::CompiledRuns::Run read_run(const Program& p, const sym::Env& binding, co
   const auto& outputs = answer.at("outputs");
   if (outputs.size() != p.outputs().size()) {
     throw WrongAnswer(
-        fmt::format("ONNX Runtime answered {} outputs where the program has {}", outputs.size(), p.outputs().size()));
+        fmt::format("{} answered {} outputs where the program has {}", who, outputs.size(), p.outputs().size()));
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorType& type = p.outputs()[i].type();
     std::vector<int64_t> shape;
     for (const auto& d : type.shape) shape.push_back(sym::eval(d, binding));
-    const DType edge = type.dtype == DType::bf16 ? DType::f32 : type.dtype;
+    const DType edge = model.edge_dtype(type.dtype);
     const std::string got_type = outputs[i].value("type", std::string());
     const auto got_dims = outputs[i].value("dims", std::vector<int64_t>{});
-    if (got_type != ort_type_name(edge) || got_dims != shape) {
-      throw WrongAnswer(fmt::format("ONNX Runtime's output {} is {}{} where the program's is {}{}", i, got_type,
+    if (got_type != worker_type_name(edge) || got_dims != shape) {
+      throw WrongAnswer(fmt::format("{}'s output {} is {}{} where the program's is {}{}", who, i, got_type,
                                     nlohmann::json(got_dims).dump(), dtype_name(edge), nlohmann::json(shape).dump()));
     }
     const std::string& file = read_once(outputs[i].value("file", std::string()));
@@ -173,7 +198,7 @@ oracle::CompiledRuns::Run read_run(const Program& p, const sym::Env& binding, co
     const size_t size = std::min(outputs[i].value("bytes", file.size() - offset), file.size() - offset);
     Tensor at_edge(edge, shape);
     if (size != at_edge.nbytes()) {
-      throw WrongAnswer(fmt::format("ONNX Runtime's output {} has {} bytes, not {}", i, size, at_edge.nbytes()));
+      throw WrongAnswer(fmt::format("{}'s output {} has {} bytes, not {}", who, i, size, at_edge.nbytes()));
     }
     if (size > 0) std::memcpy(at_edge.data(), file.data() + offset, size);
     run.outputs.push_back(edge == type.dtype ? std::move(at_edge)
