@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <memory>
+#include <mutex>
+
+#include "backends/manifest/manifest_compiler.h"
 #include "backends/onnxruntime/ort_compiler.h"
 #include "compiler/ir/diagnostics.h"
 #include "oracle/check/check.h"
@@ -21,12 +26,40 @@ std::vector<std::pair<std::string, std::string>> each_against(const std::string&
 
 }  // namespace
 
-std::string Backend::missing() const { return builtin() ? "" : ort_install().missing; }
+// The backends manifests describe, by the manifest's absolute path; never removed, so the
+// references find_backend returns stay valid.
+struct LoadedManifests {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<Backend>> by_path;
+  std::vector<std::unique_ptr<oracle::CompilerUnderTest>> compilers;
+};
 
-std::string Backend::version() const {
-  if (builtin()) return oracle::kDifftestVersion;
-  const std::string v = ort_install().version;
-  return v.empty() ? "(not installed)" : v;
+LoadedManifests& loaded_manifests() {
+  static LoadedManifests loaded;
+  return loaded;
+}
+
+const Backend& load_manifest_backend(const std::string& path) {
+  LoadedManifests& loaded = loaded_manifests();
+  std::lock_guard<std::mutex> lock(loaded.mutex);
+  std::error_code ec;
+  const std::string key = std::filesystem::weakly_canonical(path, ec).string();
+  if (auto it = loaded.by_path.find(key); it != loaded.by_path.end()) return *it->second;
+  Manifest m = read_manifest(path);
+  auto b = std::make_unique<Backend>();
+  b->name = m.path;
+  b->levels = m.level_names();
+  b->default_opt = m.default_levels;
+  b->cross_checks = m.cross_checks;
+  b->float_dtypes = m.float_dtypes;
+  b->wraps_integer_overflow = m.wraps_integer_overflow;
+  b->computes_half_in_f32 = m.computes_half_in_f32;
+  b->why_missing = [m] { return manifest_worker_missing(m); };
+  loaded.compilers.push_back(make_manifest_compiler(std::move(m)));
+  const oracle::CompilerUnderTest* compiler = loaded.compilers.back().get();
+  b->compiler = compiler;
+  b->version_of = [compiler] { return compiler->identity(); };
+  return *loaded.by_path.emplace(key, std::move(b)).first->second;
 }
 
 const std::vector<Backend>& all_backends() {
@@ -41,9 +74,15 @@ const std::vector<Backend>& all_backends() {
     builtin.default_orders = builtin_defaults.random_orders;
     builtin.cross_checks = builtin_defaults.cross_checks;
     builtin.wraps_integer_overflow = true;
+    builtin.version_of = [] { return std::string(oracle::kDifftestVersion); };
     out.push_back(builtin);
     Backend ort;
     ort.name = "ort";
+    ort.why_missing = [] { return ort_install().missing; };
+    ort.version_of = [] {
+      const std::string v = ort_install().version;
+      return v.empty() ? std::string("(not installed)") : v;
+    };
     ort.compiler = &ort_compiler();
     ort.levels = ort.default_opt = ort_levels();
     // Every level against `disabled`, where no transformer runs: a level that disagrees with it
@@ -72,13 +111,20 @@ const Backend& find_backend(const std::string& name, const std::string& where) {
     if (b.name == name) return b;
     names.push_back(b.name);
   }
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) return load_manifest_backend(name);
   throw UserError(ErrorKind::Usage,
-                  fmt::format("{}: no backend '{}' (backends: {})", where, name, fmt::join(names, ", ")));
+                  fmt::format("{}: no backend '{}' (backends: {}, or a manifest's path, ending in .json)", where, name,
+                              fmt::join(names, ", ")));
 }
 
 const Backend& backend_of(const oracle::CompilerUnderTest& compiler) {
   for (const auto& b : all_backends()) {
     if (b.compiler == &compiler) return b;
+  }
+  LoadedManifests& loaded = loaded_manifests();
+  std::lock_guard<std::mutex> lock(loaded.mutex);
+  for (const auto& [path, b] : loaded.by_path) {
+    if (b->compiler == &compiler) return *b;
   }
   throw InternalError("a compiler under test that no backend names: " + compiler.identity());
 }

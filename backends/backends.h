@@ -1,8 +1,10 @@
 // The compilers difftest can put under test, by the name `--backend` takes: the builtin compiler
-// (compiler/) and ONNX Runtime (onnxruntime/). Each says its named variants (the ladder a check
-// runs when --opt is not given) and the cross-checks between them.
+// (compiler/), ONNX Runtime (onnxruntime/), and any compiler a manifest describes
+// (`--backend path/to/manifest.json`, manifest/). Each says its named variants (the ladder a
+// check runs when --opt is not given) and the cross-checks between them.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -34,13 +36,17 @@ struct Backend {
   bool computes_half_in_f32 = false;
   bool builtin() const { return name == "builtin"; }
   // "" when it can run here, else why not (a package not installed).
-  std::string missing() const;
+  std::function<std::string()> why_missing;
   // Its version as reports name it.
-  std::string version() const;
+  std::function<std::string()> version_of;
+  std::string missing() const { return why_missing ? why_missing() : ""; }
+  std::string version() const { return version_of ? version_of() : "(unknown)"; }
 };
 
 const std::vector<Backend>& all_backends();
-// UserError(Usage) naming `where` and the backends there are for any other name.
+// The backend `--backend NAME` names: a registered one, or for a path to a .json file the
+// compiler its manifest describes (read once; UserError naming the file and field when
+// malformed). UserError(Usage) naming `where` and the backends there are for any other name.
 const Backend& find_backend(const std::string& name, const std::string& where);
 // The backend whose compiler is `compiler`.
 const Backend& backend_of(const oracle::CompilerUnderTest& compiler);

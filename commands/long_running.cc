@@ -1,6 +1,7 @@
 // fuzz, gate, reduce and bisect (commands.h): the commands that run for minutes, with a
 // progress line.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -190,16 +191,24 @@ int reduce_command(ReduceRequest f, ProgressLine& progress, const Print& out) {
         r.oracle_calls, out_dir));
     return kFailure;
   }
+  // What the reproducer holds depends on the compiler (repro_tvmscript.py, model.onnx, a manifest's templates).
+  std::vector<std::string> written;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("in_", 0) != 0) written.push_back(name);
+  }
+  std::sort(written.begin(), written.end());
+  written.push_back("inputs");
   out(fmt::format(
-      "{}\nreduced {} ops to {} in {:.1f} s, {} oracle calls{}\n{}\nwritten to {}/ (repro.ir, inputs, "
-      "verdict.json, report.md, repro_tvmscript.py)\n",
+      "{}\nreduced {} ops to {} in {:.1f} s, {} oracle calls{}\n{}\nwritten to {}/ ({})\n",
       oracle::format_culprit(r.culprit), r.original.num_calls(), r.reduced.program.num_calls(), r.seconds,
       r.oracle_calls, r.stopped_in.empty() ? "" : fmt::format(" (time limit reached in the {})", r.stopped_in),
       r.stopped_in == "final check"
           ? std::string("reduced program: not checked again (no time left)")
           : fmt::format("reduced program: {} ({}){}", r.reduced_failure.signature().str(), r.reduced_failure.message,
                         r.reproduces ? "" : "\nWARNING: the reduced program does not reproduce the original failure"),
-      out_dir));
+      out_dir, fmt::join(written, ", ")));
   return kFailure;
 }
 

@@ -167,6 +167,9 @@ ChildOutcome outcome_of_answer(const WorkerAnswer& answer, const PreparedModel& 
       if (stage == "session") stage = "compile";
       if (stage == "inputs") stage = "run";  // reading a case's input files
       if (stage != "compile" && stage != "run") return malformed(fmt::format("names no stage it knows ('{}')", stage));
+      if (reply.value("unsupported", false)) {
+        return unsupported_outcome(fmt::format("{} does not implement it: {}", reading.who, first_line(error)));
+      }
       if (reading.unsupported) {
         if (std::string why = reading.unsupported(stage, error); !why.empty()) return unsupported_outcome(why);
       }

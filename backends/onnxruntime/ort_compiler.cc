@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/kit/worker_requests.h"
+#include "backends/kit/levels.h"
 #include "backends/kit/model_files.h"
 #include "backends/onnxruntime/ort_culprit.h"
 #include "backends/onnxruntime/ort_report.h"
@@ -76,8 +77,6 @@ OrtInstall ort_install() {
 
 namespace {
 
-constexpr const char* kSpecializedSuffix = "-specialized";
-
 Variant level_variant(VariantKind kind, const std::string& label, const std::string& level,
                       std::vector<std::string> disabled = {}) {
   Variant v{kind, label, {}};
@@ -117,12 +116,7 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
     return out;
   }
 
-  std::optional<Variant> specialized(const Variant& symbolic) const override {
-    Variant v = symbolic;
-    v.kind = VariantKind::Specialized;
-    v.label += kSpecializedSuffix;
-    return v;
-  }
+  std::optional<Variant> specialized(const Variant& symbolic) const override { return specialized_level(symbolic); }
 
   Variant named(const std::string& name, const std::string& where) const override {
     if (std::find(ort_levels().begin(), ort_levels().end(), name) == ort_levels().end()) {
@@ -134,12 +128,8 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
 
   Variant recorded(const std::string& name, std::vector<std::string> steps, const nlohmann::json& record,
                    const std::string& where) const override {
-    std::string level = name;
-    if (level.size() > std::strlen(kSpecializedSuffix) &&
-        level.compare(level.size() - std::strlen(kSpecializedSuffix), std::string::npos, kSpecializedSuffix) == 0) {
-      level.resize(level.size() - std::strlen(kSpecializedSuffix));
-    }
-    Variant v = named(level, where);
+    bool specialized = false;
+    Variant v = named(level_of_recorded_name(name, specialized), where);
     v.label = name;
     v.steps = std::move(steps);
     try {

@@ -11,6 +11,7 @@
 #include "backends/onnxruntime/ort_compiler.h"
 #include "backends/onnxruntime/ort_culprit.h"
 #include "backends/kit/model_files.h"
+#include "backends/kit/reproducer_data.h"
 #include "compiler/ir/fix_dims.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
@@ -238,22 +239,9 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
   }
 
   // The reproducers' data.
-  const WorkerModel model = export_onnx_model(p);
-  nlohmann::json data = {{"level", level},
-                         {"culprits", culprits},
-                         {"model_hex", hex_of(model.bytes)},
-                         {"inputs", nlohmann::json::array()},
-                         {"outputs", nlohmann::json::array()}};
-  for (const auto& [name, t] : feeds_of(model, p, c)) {
-    data["inputs"].push_back({{"name", name},
-                              {"dtype", worker_type_name(t.dtype())},
-                              {"shape", t.shape()},
-                              {"hex", hex_of(t.data(), t.nbytes())}});
-  }
-  const exporters::ExpectedResults expected = oracle::expected_results(p, c, f.kind, options);
-  std::vector<std::string> output_names;
-  for (const Value& v : p.outputs()) output_names.push_back("%" + v.name());
-  data["outputs"] = exporters::expected_outputs_json(expected, output_names);
+  nlohmann::json data = reproducer_data(export_onnx_model(p), p, c, f.kind, options);
+  data["level"] = level;
+  data["culprits"] = culprits;
   const std::string title =
       fmt::format("ONNX Runtime {}: {} at level '{}'{}", install.version, oracle::verdict_kind_name(f.kind), level,
                   culprits.empty() ? "" : fmt::format(" ({})", fmt::join(culprits, ";")));
@@ -282,7 +270,7 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
     out += fmt::format(
         "Expected vs actual, worst element: output `{}` at [{}]: got {:.17g}, expected {:.17g} (computed in float64 "
         "by an independent reference interpreter); allowed difference there {:.3g}, from {}.\n\n{}\n\n{}\n\n",
-        f.output, fmt::join(f.index, ", "), f.got, f.want, f.bound, expected.allowance, f.message,
+        f.output, fmt::join(f.index, ", "), f.got, f.want, f.bound, data.value("allowance", std::string()), f.message,
         oracle::nearest_form_sentence(p, c, f, options));
   } else {
     out += fmt::format("Expected: the session runs. Actual: {} during {}: {}\n\n", oracle::verdict_kind_name(f.kind),

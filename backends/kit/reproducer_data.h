@@ -1,0 +1,19 @@
+// What a self-checking reproducer of an external compiler's failure embeds: the model the
+// compiler ran (hex), the failing case's inputs as the model takes them (hex), and the reference
+// values with the difference allowed per element (exporters/expected_results.h).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "backends/kit/model_files.h"
+#include "oracle/check/check.h"
+
+namespace difftest::backends {
+
+// {"model_format", "model_file", "model_hex", "inputs": [{name, dtype, shape, hex}], "outputs":
+// [{name, shape, ref_hex, allowed_hex}], "allowance"}; `failing_kind` picks the tier whose
+// allowance judges (expected_results).
+nlohmann::json reproducer_data(const WorkerModel& model, const Program& p, const oracle::Case& c,
+                               oracle::VerdictKind failing_kind, const oracle::CheckOptions& options);
+
+}  // namespace difftest::backends

@@ -1,0 +1,266 @@
+#include "backends/manifest/manifest_compiler.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "backends/kit/levels.h"
+#include "backends/kit/reproducer_data.h"
+#include "backends/kit/worker_requests.h"
+#include "compiler/ir/diagnostics.h"
+#include "compiler/tensor/npy.h"
+#include "oracle/reduce/bisect.h"
+
+namespace difftest::backends {
+
+namespace fs = std::filesystem;
+using oracle::Case;
+using oracle::ChildOutcome;
+using oracle::IsolationLimits;
+using oracle::Variant;
+using oracle::VariantKind;
+using oracle::WorkerAnswer;
+
+std::string manifest_worker_missing(const Manifest& m) {
+  if (!runnable(m.worker.front())) {
+    return fmt::format("its worker program '{}' (manifest {}) is not installed or not on PATH", m.worker.front(),
+                       m.path);
+  }
+  return "";
+}
+
+namespace {
+
+// Replaces every {{key}} of `text`.
+std::string filled(std::string text, const std::map<std::string, std::string>& values) {
+  for (const auto& [key, value] : values) {
+    const std::string mark = "{{" + key + "}}";
+    for (size_t at = 0; (at = text.find(mark, at)) != std::string::npos; at += value.size()) {
+      text.replace(at, mark.size(), value);
+    }
+  }
+  return text;
+}
+
+class ManifestCompiler final : public oracle::CompilerUnderTest {
+ public:
+  explicit ManifestCompiler(Manifest m) : m_(std::move(m)), models_(m_.name) {}
+
+  std::string name() const override { return m_.name; }
+
+  std::string identity() const override {
+    return fmt::format("{} {}{}", m_.name, version(), m_.description.empty() ? "" : " (" + m_.description + ")");
+  }
+
+  std::vector<Variant> variants(const Program&, const oracle::CheckOptions& options) const override {
+    std::vector<Variant> out;
+    for (const auto& name : options.pipelines) out.push_back(named(name, "--opt"));
+    return out;
+  }
+
+  std::optional<Variant> specialized(const Variant& symbolic) const override { return specialized_level(symbolic); }
+
+  Variant named(const std::string& name, const std::string& where) const override {
+    const Level* level = m_.level(name);
+    if (!level) {
+      throw UserError(ErrorKind::Usage, fmt::format("{}: {} has no level '{}' (levels: {})", where, m_.name, name,
+                                                    fmt::join(m_.level_names(), ", ")));
+    }
+    Variant v{VariantKind::Named, name, level->steps};
+    v.settings = {{"level", name}};
+    return v;
+  }
+
+  Variant recorded(const std::string& name, std::vector<std::string> steps, const nlohmann::json&,
+                   const std::string& where) const override {
+    bool specialized = false;
+    const std::string level = level_of_recorded_name(name, specialized);
+    Variant v = named(level, where);
+    if (specialized) v = specialized_level(v);
+    if (!steps.empty()) {
+      for (const auto& s : steps) {
+        if (std::find(v.steps.begin(), v.steps.end(), s) == v.steps.end()) {
+          throw UserError(ErrorKind::Usage,
+                          fmt::format("{}: level '{}' of {} has no step '{}'", where, level, m_.name, s));
+        }
+      }
+      v.steps = std::move(steps);
+    }
+    return v;
+  }
+
+  oracle::CompiledRuns compile_and_run(const Program&, const Variant& variant, const std::vector<const Case*>&,
+                                       oracle::Progress&) const override {
+    DT_CHECK(false, m_.name + " runs in its own worker, not in a forked child (" + variant.name() + ")");
+    return {};
+  }
+
+  bool isolates_itself() const override { return true; }
+
+  ChildOutcome run_in_own_process(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
+                                  const IsolationLimits& limits) const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (const std::string missing = manifest_worker_missing(m_); !missing.empty()) {
+      return unsupported_outcome(m_.name + " cannot run here: " + missing);
+    }
+    const PreparedModel& prepared = models_.prepare(p, m_.model_format);
+    if (!prepared.unsupported.empty()) return unsupported_outcome(prepared.unsupported);
+    nlohmann::json request = run_request(++requests_, prepared, p, cases, 2);
+    add_variant_fields(request, variant);
+    const WorkerAnswer answer = worker().request(request.dump(), request_limits(limits, cases.size()));
+    return outcome_of_answer(answer, prepared, p, cases, AnswerReading{m_.name, {}});
+  }
+
+  oracle::StepRole step_role(const std::string&) const override { return oracle::StepRole::Other; }
+  std::optional<Program> program_after(const Program&, const Variant&, int) const override { return std::nullopt; }
+  std::string fixed_culprit(const oracle::Stage& failed_in) const override {
+    return fmt::format("{}'s {} with no optional step", m_.name, failed_in.compiling() ? "compile" : "generated code");
+  }
+
+  std::optional<oracle::Culprit> own_culprit_search(const Program& p, const oracle::FailingRun& failing,
+                                                    const oracle::CheckOptions& base,
+                                                    const oracle::BisectProgress& on_call) const override {
+    if (m_.culprit_search != CulpritSearch::None) return std::nullopt;  // find_culprit over the level's steps
+    oracle::Culprit c;
+    if (on_call) on_call(1, failing.variant.name());
+    const oracle::VariantVerdict whole = oracle::check_variant_outcome(p, failing.variant, failing.binding, base);
+    c.key = oracle::FailureKey::of(whole);
+    c.reproduced = oracle::is_failure(whole.kind);
+    c.failure = whole;
+    c.oracle_calls = 1;
+    c.pass = fmt::format("level '{}'", failing.variant.tested.settings.value("level", failing.variant.name()));
+    c.summary = fmt::format(
+        "culprit: not searched — {}'s manifest declares no culprit search (culprit_search: none); the failure ({}) "
+        "is the level's",
+        m_.name, c.key.str());
+    return c;
+  }
+
+  std::optional<Variant> baseline() const override {
+    if (m_.baseline.empty()) return std::nullopt;
+    return named(m_.baseline, "the baseline");
+  }
+
+  std::string environment(const Variant& variant) const override {
+    const auto disabled = disabled_steps(variant);
+    return fmt::format("{}, level '{}'{}", identity(), level_of(variant),
+                       disabled.empty() ? "" : fmt::format(", disabled: {}", fmt::join(disabled, ";")));
+  }
+
+  std::string replay_flags(const Variant& variant) const override {
+    return fmt::format("--backend {} --opt {}", m_.path, level_of(variant));
+  }
+
+  void write_reproducer(const std::string& dir, const Program& p, const sym::Env& binding,
+                        const oracle::VariantVerdict& failure, const oracle::CheckOptions& options) const override {
+    const WorkerModel model = export_model(p, m_.model_format);
+    write_file_atomic((fs::path(dir) / model.file_name()).string(), model.bytes);
+    const Case c = oracle::make_case(p, binding, options.cases());
+    if (c.invalid()) return;
+    const Variant& v = failure.variant.tested;
+    nlohmann::json data = reproducer_data(model, p, c, failure.kind, options);
+    data["backend"] = m_.name;
+    data["level"] = level_of(v);
+    data["disable"] = disabled_steps(v);
+    nlohmann::json bound = nlohmann::json::object();
+    for (const auto& [dim, value] : binding) bound[dim] = value;
+    data["binding"] = bound;
+    write_file_atomic((fs::path(dir) / "expected.json").string(), data.dump(1));
+    const std::map<std::string, std::string> values = {{"name", m_.name},
+                                                       {"version", version()},
+                                                       {"level", level_of(v)},
+                                                       {"disabled", nlohmann::json(disabled_steps(v)).dump()},
+                                                       {"model", model.file_name()},
+                                                       {"binding", bound.dump()},
+                                                       {"expected", "expected.json"}};
+    for (const auto& [name, path] : m_.reproducer) {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) throw UserError(ErrorKind::Io, fmt::format("cannot read the reproducer template {}", path));
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      write_file_atomic((fs::path(dir) / name).string(), filled(text, values));
+    }
+  }
+
+  std::string reproducer_files() const override {
+    std::vector<std::string> files = {fmt::format("`{}` is the model {} ran", m_.model_format == ModelFormat::Onnx
+                                                                                   ? "model.onnx"
+                                                                                   : "program.ir",
+                                                  m_.name),
+                                      "`expected.json` holds the failing inputs, the reference values and the allowance"};
+    for (const auto& [name, path] : m_.reproducer) files.push_back(fmt::format("`{}` (from {})", name, path));
+    return fmt::format("{}", fmt::join(files, "; "));
+  }
+
+  std::string version() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!version_.empty()) return version_;
+    if (const std::string missing = manifest_worker_missing(m_); !missing.empty()) return "(not installed)";
+    IsolationLimits limits;
+    limits.cpu_seconds = 60;
+    const WorkerAnswer answer =
+        worker().request(nlohmann::json({{"id", 0}, {"op", "version"}, {"protocol", 1}}).dump(), limits);
+    std::string v;
+    if (answer.status == WorkerAnswer::Status::Ok) {
+      try {
+        const nlohmann::json reply = nlohmann::json::parse(answer.line);
+        if (reply.value("ok", false) && reply.contains("version") && reply["version"].is_string()) {
+          v = reply["version"].get<std::string>();
+        }
+      } catch (const nlohmann::json::exception&) {
+        v = "";
+      }
+    }
+    version_ = v.empty() ? "(the worker did not say its version)" : v;
+    return version_;
+  }
+
+ private:
+  static std::string level_of(const Variant& v) { return v.settings.value("level", v.name()); }
+
+  // The level's declared steps the variant does not run: those after its bisection limit, and
+  // those a shrunk list left out.
+  std::vector<std::string> disabled_steps(const Variant& v) const {
+    const Level* level = m_.level(level_of(v));
+    std::vector<std::string> enabled = v.steps;
+    if (m_.culprit_search != CulpritSearch::OptBisect && v.limit >= 0 &&
+        static_cast<size_t>(v.limit) < enabled.size()) {
+      enabled.resize(static_cast<size_t>(v.limit));
+    }
+    std::vector<std::string> out;
+    for (const auto& s : level ? level->steps : std::vector<std::string>{}) {
+      if (std::find(enabled.begin(), enabled.end(), s) == enabled.end()) out.push_back(s);
+    }
+    return out;
+  }
+
+  void add_variant_fields(nlohmann::json& request, const Variant& v) const {
+    request["level"] = level_of(v);
+    request["disable"] = disabled_steps(v);
+    if (m_.culprit_search == CulpritSearch::OptBisect) request["limit"] = v.limit;
+  }
+
+  oracle::WorkerProcess& worker() const {
+    if (!worker_) worker_ = std::make_unique<oracle::WorkerProcess>(m_.worker);
+    return *worker_;
+  }
+
+  Manifest m_;
+  mutable std::mutex mutex_;
+  mutable std::unique_ptr<oracle::WorkerProcess> worker_;
+  mutable uint64_t requests_ = 0;
+  mutable ModelCache models_;
+  mutable std::string version_;
+};
+
+}  // namespace
+
+std::unique_ptr<oracle::CompilerUnderTest> make_manifest_compiler(Manifest manifest) {
+  return std::make_unique<ManifestCompiler>(std::move(manifest));
+}
+
+}  // namespace difftest::backends

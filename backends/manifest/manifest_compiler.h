@@ -1,0 +1,25 @@
+// A compiler under test from a manifest (manifest.h): its levels as named variants whose steps
+// are the level's declared steps, each check handed to the manifest's worker over the protocol
+// (kit/worker_requests.h), its culprit searched as the manifest says, its reproducer written
+// from the manifest's templates.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backends/manifest/manifest.h"
+#include "oracle/check/compiler.h"
+
+namespace difftest::backends {
+
+// The worker's answer to a version request, or why there is none; asked once.
+struct ManifestCompilerInfo {
+  std::string version;
+  std::string missing;  // "" when the worker can be started
+};
+
+std::unique_ptr<oracle::CompilerUnderTest> make_manifest_compiler(Manifest manifest);
+// "" when the worker of `m` can be started here, else why not (its program not found).
+std::string manifest_worker_missing(const Manifest& m);
+
+}  // namespace difftest::backends
