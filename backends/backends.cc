@@ -26,12 +26,56 @@ std::vector<std::pair<std::string, std::string>> each_against(const std::string&
 
 }  // namespace
 
-// The backends manifests describe, by the manifest's absolute path; never removed, so the
-// references find_backend returns stay valid.
+// The compilers of the backends manifests describe; never removed, so the references
+// find_backend returns stay valid.
+std::vector<std::unique_ptr<oracle::CompilerUnderTest>>& manifest_compilers() {
+  static std::vector<std::unique_ptr<oracle::CompilerUnderTest>> compilers;
+  return compilers;
+}
+
+// The backend `m` describes, named `name` on the command line.
+Backend manifest_backend(Manifest m, const std::string& name) {
+  Backend b;
+  b.name = name;
+  b.levels = m.level_names();
+  b.default_opt = m.default_levels;
+  b.cross_checks = m.cross_checks;
+  b.float_dtypes = m.float_dtypes;
+  b.wraps_integer_overflow = m.wraps_integer_overflow;
+  b.computes_half_in_f32 = m.computes_half_in_f32;
+  b.why_missing = [m] { return manifest_worker_missing(m); };
+  manifest_compilers().push_back(make_manifest_compiler(std::move(m), name));
+  const oracle::CompilerUnderTest* compiler = manifest_compilers().back().get();
+  b.compiler = compiler;
+  b.version_of = [compiler] { return manifest_compiler_version(*compiler); };
+  return b;
+}
+
+#ifndef DIFFTEST_BUILD_DIR
+#define DIFFTEST_BUILD_DIR ""
+#endif
+#ifndef DIFFTEST_MANIFEST_BACKENDS
+#define DIFFTEST_MANIFEST_BACKENDS ""
+#endif
+
+// The backends whose folder holds a manifest (backends/CMakeLists.txt copies it into the build tree).
+std::vector<Backend> in_tree_manifest_backends() {
+  std::vector<Backend> out;
+  const std::string names = DIFFTEST_MANIFEST_BACKENDS;
+  for (size_t at = 0; at < names.size();) {
+    const size_t comma = std::min(names.find(',', at), names.size());
+    const std::string name = names.substr(at, comma - at);
+    at = comma + 1;
+    const std::string path = (std::filesystem::path(DIFFTEST_BUILD_DIR) / name / "manifest.json").string();
+    out.push_back(manifest_backend(read_manifest(path), name));
+  }
+  return out;
+}
+
+// Manifests named by path on the command line, by absolute path.
 struct LoadedManifests {
   std::mutex mutex;
   std::map<std::string, std::unique_ptr<Backend>> by_path;
-  std::vector<std::unique_ptr<oracle::CompilerUnderTest>> compilers;
 };
 
 LoadedManifests& loaded_manifests() {
@@ -46,19 +90,8 @@ const Backend& load_manifest_backend(const std::string& path) {
   const std::string key = std::filesystem::weakly_canonical(path, ec).string();
   if (auto it = loaded.by_path.find(key); it != loaded.by_path.end()) return *it->second;
   Manifest m = read_manifest(path);
-  auto b = std::make_unique<Backend>();
-  b->name = m.path;
-  b->levels = m.level_names();
-  b->default_opt = m.default_levels;
-  b->cross_checks = m.cross_checks;
-  b->float_dtypes = m.float_dtypes;
-  b->wraps_integer_overflow = m.wraps_integer_overflow;
-  b->computes_half_in_f32 = m.computes_half_in_f32;
-  b->why_missing = [m] { return manifest_worker_missing(m); };
-  loaded.compilers.push_back(make_manifest_compiler(std::move(m)));
-  const oracle::CompilerUnderTest* compiler = loaded.compilers.back().get();
-  b->compiler = compiler;
-  b->version_of = [compiler] { return compiler->identity(); };
+  const std::string flag = m.path;
+  auto b = std::make_unique<Backend>(manifest_backend(std::move(m), flag));
   return *loaded.by_path.emplace(key, std::move(b)).first->second;
 }
 
@@ -100,6 +133,7 @@ const std::vector<Backend>& all_backends() {
     // program would be unsupported.
     for (const char* conv : {"conv1d", "conv2d", "conv_transpose1d"}) ort.op_float_dtypes[conv] = {DType::f32};
     out.push_back(ort);
+    for (Backend& b : in_tree_manifest_backends()) out.push_back(std::move(b));
     return out;
   }();
   return backends;

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ llvm-14-dev libeigen3-dev libopenblas-dev librapidcheck-dev nlohmann-json3-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev python3 python3-numpy
+          libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev python3 python3-numpy python3-venv
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
 missing=()
 for p in "${packages[@]}"; do
@@ -51,4 +51,17 @@ if ! cmp -s "$ort_dir/package-lock.json" "$ort_dir/node_modules/.package-lock.js
   (cd "$ort_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   cp "$ort_dir/package-lock.json" "$ort_dir/node_modules/.package-lock.json.installed"
 fi
+# Python packages of the backends (backends/*/requirements.lock: OpenVINO, ONNX Runtime's Python
+# binding), each into a virtual environment of its own in the build tree (build/<backend>/venv),
+# from PyPI only, every file checked against the lock's hashes.
+for lock in backends/*/requirements.lock; do
+  venv="$build_dir/$(basename "$(dirname "$lock")")/venv"
+  if ! cmp -s "$lock" "$venv/requirements.lock.installed" 2> /dev/null; then
+    rm -rf "$venv"
+    /usr/bin/python3 -m venv "$venv"  # Debian's CPython 3.11, whichever python3 is first on PATH
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --require-hashes --only-binary :all: \
+      -r "$lock"
+    cp "$lock" "$venv/requirements.lock.installed"
+  fi
+done
 cmake --build "$build_dir" "${build_targets[@]}"

@@ -94,8 +94,9 @@ Manifest read_manifest(const std::string& path) {
   const nlohmann::json j = oracle::read_json_file(path);
   const Reader r{path};
   if (!j.is_object()) throw UserError(ErrorKind::Syntax, fmt::format("{}: a manifest is a JSON object", path));
-  r.only(j, "", {"name", "description", "worker", "model_format", "levels", "baseline", "default_check",
-                 "culprit_search", "reproducer", "float_dtypes", "wraps_integer_overflow", "computes_half_in_f32"});
+  r.only(j, "", {"name", "description", "worker", "install_hint", "model_format", "levels", "baseline", "default_check",
+                 "culprit_search", "reproducer", "float_dtypes", "dtypes", "dtypes_reason", "wraps_integer_overflow",
+                 "computes_half_in_f32"});
   m.name = r.string(r.required(j, "name", "name"), "name");
   if (m.name == "builtin" || m.name == "ort" || m.name.find_first_of(" /|,") != std::string::npos) {
     r.bad("name", fmt::format("'{}' is a built-in backend's name or has a space, '/', '|' or ','", m.name));
@@ -105,6 +106,7 @@ Manifest read_manifest(const std::string& path) {
   for (auto& arg : m.worker) {
     for (size_t at; (at = arg.find("{manifest_dir}")) != std::string::npos;) arg.replace(at, 14, m.dir);
   }
+  if (j.contains("install_hint")) m.install_hint = r.string(j["install_hint"], "install_hint");
   const std::string format = r.string(r.required(j, "model_format", "model_format"), "model_format");
   const std::optional<ModelFormat> f = parse_model_format(format);
   if (!f) r.bad("model_format", fmt::format("'{}' is not a format the harness writes (onnx, ir)", format));
@@ -185,6 +187,15 @@ Manifest read_manifest(const std::string& path) {
     }
   }
   if (j.contains("float_dtypes")) m.float_dtypes = r.string(j["float_dtypes"], "float_dtypes");
+  if (j.contains("dtypes")) {
+    const auto names = r.strings(j["dtypes"], "dtypes", false);
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::optional<DType> t = parse_dtype(names[i]);
+      if (!t) r.bad(fmt::format("dtypes[{}]", i), fmt::format("'{}' is not a dtype (docs/ir.md)", names[i]));
+      m.dtypes.push_back(*t);
+    }
+    m.dtypes_reason = j.contains("dtypes_reason") ? r.string(j["dtypes_reason"], "dtypes_reason") : "";
+  }
   if (j.contains("wraps_integer_overflow")) {
     m.wraps_integer_overflow = r.boolean(j["wraps_integer_overflow"], "wraps_integer_overflow");
   }

@@ -36,6 +36,7 @@ struct Manifest {
   std::string name;  // what records and corpus entries name it by
   std::string description;
   std::vector<std::string> worker;  // argv; "{manifest_dir}" in an argument is replaced by `dir`
+  std::string install_hint;         // how to install the worker, for the message when it is missing
   ModelFormat model_format = ModelFormat::Onnx;
   std::vector<Level> levels;  // lowest first
   std::string baseline;       // the level that applies no optimization ("": none)
@@ -47,6 +48,10 @@ struct Manifest {
   // in which {{name}}, {{version}}, {{level}}, {{disabled}}, {{model}} and {{binding}} are replaced.
   std::map<std::string, std::string> reproducer;
   std::string float_dtypes;  // the generator's float dtypes for it ("": the generator's own)
+  // The dtypes it computes as declared (empty: all). A program with a value of another dtype is
+  // `unsupported` with `dtypes_reason` (a compiler that converts f64 to f32 documents it).
+  std::vector<DType> dtypes;
+  std::string dtypes_reason;
   bool wraps_integer_overflow = false;
   bool computes_half_in_f32 = false;
 

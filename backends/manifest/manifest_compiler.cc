@@ -28,8 +28,8 @@ using oracle::WorkerAnswer;
 
 std::string manifest_worker_missing(const Manifest& m) {
   if (!runnable(m.worker.front())) {
-    return fmt::format("its worker program '{}' (manifest {}) is not installed or not on PATH", m.worker.front(),
-                       m.path);
+    return fmt::format("its worker program '{}' (manifest {}) is not installed or not on PATH{}", m.worker.front(),
+                       m.path, m.install_hint.empty() ? "" : " (" + m.install_hint + ")");
   }
   return "";
 }
@@ -49,7 +49,7 @@ std::string filled(std::string text, const std::map<std::string, std::string>& v
 
 class ManifestCompiler final : public oracle::CompilerUnderTest {
  public:
-  explicit ManifestCompiler(Manifest m) : m_(std::move(m)), models_(m_.name) {}
+  ManifestCompiler(Manifest m, std::string flag) : m_(std::move(m)), flag_(std::move(flag)), models_(m_.name) {}
 
   std::string name() const override { return m_.name; }
 
@@ -108,6 +108,7 @@ class ManifestCompiler final : public oracle::CompilerUnderTest {
     if (const std::string missing = manifest_worker_missing(m_); !missing.empty()) {
       return unsupported_outcome(m_.name + " cannot run here: " + missing);
     }
+    if (const std::string why = undeclared_dtype(p); !why.empty()) return unsupported_outcome(why);
     const PreparedModel& prepared = models_.prepare(p, m_.model_format);
     if (!prepared.unsupported.empty()) return unsupported_outcome(prepared.unsupported);
     nlohmann::json request = run_request(++requests_, prepared, p, cases, 2);
@@ -153,7 +154,7 @@ class ManifestCompiler final : public oracle::CompilerUnderTest {
   }
 
   std::string replay_flags(const Variant& variant) const override {
-    return fmt::format("--backend {} --opt {}", m_.path, level_of(variant));
+    return fmt::format("--backend {} --opt {}", flag_, level_of(variant));
   }
 
   void write_reproducer(const std::string& dir, const Program& p, const sym::Env& binding,
@@ -238,6 +239,19 @@ class ManifestCompiler final : public oracle::CompilerUnderTest {
     return out;
   }
 
+  // "" when every value of `p` has a dtype the manifest declares, else which does not.
+  std::string undeclared_dtype(const Program& p) const {
+    if (m_.dtypes.empty()) return "";
+    for (const Binding& b : p.bindings()) {
+      for (const Value& v : b.results()) {
+        if (std::find(m_.dtypes.begin(), m_.dtypes.end(), v.type().dtype) != m_.dtypes.end()) continue;
+        return fmt::format("{} computes no {} values as declared (%{}){}", m_.name, dtype_name(v.type().dtype),
+                           v.name(), m_.dtypes_reason.empty() ? "" : ": " + m_.dtypes_reason);
+      }
+    }
+    return "";
+  }
+
   void add_variant_fields(nlohmann::json& request, const Variant& v) const {
     request["level"] = level_of(v);
     request["disable"] = disabled_steps(v);
@@ -250,6 +264,7 @@ class ManifestCompiler final : public oracle::CompilerUnderTest {
   }
 
   Manifest m_;
+  std::string flag_;
   mutable std::mutex mutex_;
   mutable std::unique_ptr<oracle::WorkerProcess> worker_;
   mutable uint64_t requests_ = 0;
@@ -259,8 +274,14 @@ class ManifestCompiler final : public oracle::CompilerUnderTest {
 
 }  // namespace
 
-std::unique_ptr<oracle::CompilerUnderTest> make_manifest_compiler(Manifest manifest) {
-  return std::make_unique<ManifestCompiler>(std::move(manifest));
+std::string manifest_compiler_version(const oracle::CompilerUnderTest& compiler) {
+  const auto* m = dynamic_cast<const ManifestCompiler*>(&compiler);
+  DT_CHECK(m != nullptr, "not a manifest's compiler: " + compiler.name());
+  return m->version();
+}
+
+std::unique_ptr<oracle::CompilerUnderTest> make_manifest_compiler(Manifest manifest, std::string flag) {
+  return std::make_unique<ManifestCompiler>(std::move(manifest), std::move(flag));
 }
 
 }  // namespace difftest::backends

@@ -12,13 +12,10 @@
 
 namespace difftest::backends {
 
-// The worker's answer to a version request, or why there is none; asked once.
-struct ManifestCompilerInfo {
-  std::string version;
-  std::string missing;  // "" when the worker can be started
-};
-
-std::unique_ptr<oracle::CompilerUnderTest> make_manifest_compiler(Manifest manifest);
+// `flag` is what `--backend` takes for it: the manifest's path, or an in-tree backend's name.
+std::unique_ptr<oracle::CompilerUnderTest> make_manifest_compiler(Manifest manifest, std::string flag);
+// The version a manifest compiler's worker says (asked once), or why it did not say.
+std::string manifest_compiler_version(const oracle::CompilerUnderTest& compiler);
 // "" when the worker of `m` can be started here, else why not (its program not found).
 std::string manifest_worker_missing(const Manifest& m);
 
