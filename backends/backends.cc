@@ -41,6 +41,7 @@ Backend manifest_backend(Manifest m, const std::string& name) {
   b.default_opt = m.default_levels;
   b.cross_checks = m.cross_checks;
   b.float_dtypes = m.float_dtypes;
+  b.dtypes = m.dtypes;
   b.wraps_integer_overflow = m.wraps_integer_overflow;
   b.computes_half_in_f32 = m.computes_half_in_f32;
   b.why_missing = [m] { return manifest_worker_missing(m); };
@@ -68,6 +69,7 @@ std::vector<Backend> in_tree_manifest_backends() {
     at = comma + 1;
     const std::string path = (std::filesystem::path(DIFFTEST_BUILD_DIR) / name / "manifest.json").string();
     out.push_back(manifest_backend(read_manifest(path), name));
+    out.back().folder = name;
   }
   return out;
 }
@@ -111,6 +113,7 @@ const std::vector<Backend>& all_backends() {
     out.push_back(builtin);
     Backend ort;
     ort.name = "ort";
+    ort.folder = "onnxruntime";
     ort.why_missing = [] { return ort_install().missing; };
     ort.version_of = [] {
       const std::string v = ort_install().version;

@@ -15,7 +15,8 @@
 namespace difftest::backends {
 
 struct Backend {
-  std::string name;  // what --backend takes: "builtin", "ort"
+  std::string name;    // what --backend takes: "builtin", "ort"
+  std::string folder;  // its folder under backends/ ("" for the builtin compiler, compiler/)
   const oracle::CompilerUnderTest* compiler = nullptr;
   std::vector<std::string> levels;  // its named variants, lowest first
   std::vector<std::string> default_opt;
@@ -24,6 +25,8 @@ struct Backend {
   std::string float_dtypes;
   // Percent of the generator's picks that are motifs (GeneratorOptions::motif_percent).
   uint32_t motif_percent = 0;
+  // The dtypes it computes as declared (GeneratorOptions::dtypes; empty: all).
+  std::vector<DType> dtypes;
   // Ops drawn in fewer float dtypes than float_dtypes (GeneratorOptions::op_float_dtypes).
   std::map<std::string, std::vector<DType>> op_float_dtypes;
   // Variant pairs whose outputs a default check also compares with each other.

@@ -95,6 +95,7 @@ GeneratorOptions generator_options(const CheckRequest& r) {
   if (r.motifs > 100) throw UserError(ErrorKind::Usage, "--motifs: a percent, 0..100");
   g.motif_percent = r.motifs >= 0 ? static_cast<uint32_t>(r.motifs) : backend.motif_percent;
   if (r.float_dtypes.empty()) g.op_float_dtypes = backend.op_float_dtypes;  // --float-dtypes says all
+  g.dtypes = backend.dtypes;
   const std::string dtypes = r.float_dtypes.empty() ? backend.float_dtypes : r.float_dtypes;
   if (!dtypes.empty()) {
     g.float_dtypes.clear();

@@ -1,5 +1,7 @@
 #include "fuzz/generator.h"
 
+#include "compiler/ir/hash_mix.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -93,9 +95,21 @@ Program generate_program(ChoiceSource& choices, const GeneratorOptions& options)
   return b.finish("gen");
 }
 
+bool uses_only_dtypes(const Program& p, const std::vector<DType>& dtypes) {
+  if (dtypes.empty()) return true;
+  for (DType t : p.dtypes_computed()) {
+    if (std::find(dtypes.begin(), dtypes.end(), t) == dtypes.end()) return false;
+  }
+  return true;
+}
+
 Program generate_program(uint64_t seed, const GeneratorOptions& options) {
-  PcgChoices choices(seed);
-  return generate_program(choices, options);
+  for (int draw = 0;; ++draw) {
+    // The first draw is the seed's own stream: without declared dtypes nothing changes.
+    PcgChoices choices(draw == 0 ? seed : hash_mix(seed, static_cast<size_t>(draw)));
+    Program p = generate_program(choices, options);
+    if (draw + 1 == kMaxDtypeDraws || uses_only_dtypes(p, options.dtypes)) return p;
+  }
 }
 
 }  // namespace difftest

@@ -49,7 +49,14 @@ struct GeneratorOptions {
   // Ops whose float operands come from a narrower list (a compiler without kernels for the rest:
   // ONNX Runtime's CPU Conv is f32 only), where their recipes make fresh operands.
   std::map<std::string, std::vector<DType>> op_float_dtypes;
+  // The dtypes a program may compute in (empty: any): what a compiler under test declares it computes
+  // as declared (an OpenVINO CPU converts f64, i64 and u32). generate_program(seed) draws again,
+  // from a stream derived from the seed and the draw's number, while a program has another
+  // (at most kMaxDtypeDraws draws; the last is kept whatever it holds).
+  std::vector<DType> dtypes;
 };
+
+inline constexpr int kMaxDtypeDraws = 64;
 
 // Every op in the registry with its default weight.
 const std::map<std::string, uint32_t>& default_op_weights();
@@ -60,5 +67,7 @@ std::map<std::string, uint32_t> parse_op_weights(const std::string& text, const 
 
 Program generate_program(ChoiceSource& choices, const GeneratorOptions& options = {});
 Program generate_program(uint64_t seed, const GeneratorOptions& options = {});
+// Whether `p` computes only in `dtypes` (Program::dtypes_computed; empty: any).
+bool uses_only_dtypes(const Program& p, const std::vector<DType>& dtypes);
 
 }  // namespace difftest

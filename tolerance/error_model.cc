@@ -168,7 +168,7 @@ ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DT
     b.err = endpoint_spread([](double x) { return 1 / (1 + std::exp(-x)); }, a, ea, r) +
             libm_cancelling(r, kSigmoidCancels, out);
   } else if (op == "erf") {
-    b.err = endpoint_spread([](double x) { return std::erf(x); }, a, ea, r) + libm(r, out);
+    b.err = endpoint_spread([](double x) { return std::erf(x); }, a, ea, r) + libm_cancelling(r, kErfApproximated, out);
   } else if (op == "silu") {
     // silu' is within [-0.1, 1.1]
     b.err = 1.1 * ea + libm_cancelling(r, kSigmoidCancels * std::fabs(a), out) + 2 * u * std::fabs(a);
@@ -249,11 +249,10 @@ ScalarBound binary_bound(const std::string& op, double a, double ea, double b, d
     s.uncertain = std::fabs(b) <= eb;
     if (!s.uncertain) {
       const double q = a / b;
-      // The quotient is rounded to the dtype before the floor. Only an exact operand pair whose
-      // quotient is representable is not moved: a perturbed quotient just below an integer can
-      // round up to it.
-      const bool exact = ea == 0 && eb == 0 && round_to_float_dtype(q, out) == q;
-      const double eq = (ea + std::fabs(q) * eb) / (std::fabs(b) - eb) + (exact ? 0 : 2 * rounding_error(q, out));
+      // The quotient is rounded to the dtype before the floor: a perturbed quotient just below an
+      // integer can round up to it. Even an exact operand pair whose quotient is representable
+      // moves: division by the reciprocal, a * (1 / b), rounds twice (1.5 * (1 / 1.5) is 1 - ulp).
+      const double eq = (ea + std::fabs(q) * eb) / (std::fabs(b) - eb) + 2 * rounding_error(q, out);
       const double k_lo = std::floor(q - eq), k_hi = std::floor(q + eq);
       s.uncertain = k_lo != k_hi;
       const double k_max = std::max(std::fabs(k_lo), std::fabs(k_hi));

@@ -118,7 +118,7 @@ Manifest read_manifest(const std::string& path) {
   for (size_t i = 0; i < levels.size(); ++i) {
     const std::string where = fmt::format("levels[{}]", i);
     if (!levels[i].is_object()) r.bad(where, "expected {\"name\": ..., \"steps\": [...]}");
-    r.only(levels[i], where, {"name", "steps"});
+    r.only(levels[i], where, {"name", "steps", "config"});
     Level l;
     l.name = r.string(r.required(levels[i], "name", where + ".name"), where + ".name");
     if (l.name.find_first_of(" ~|,") != std::string::npos || l.name.find("-specialized") != std::string::npos) {
@@ -126,6 +126,10 @@ Manifest read_manifest(const std::string& path) {
     }
     if (!names.insert(l.name).second) r.bad(where + ".name", fmt::format("'{}' is named twice", l.name));
     if (levels[i].contains("steps")) l.steps = r.strings(levels[i]["steps"], where + ".steps", true);
+    if (levels[i].contains("config")) {
+      if (!levels[i]["config"].is_object()) r.bad(where + ".config", "expected an object (the worker's settings)");
+      l.config = levels[i]["config"];
+    }
     m.levels.push_back(std::move(l));
   }
   if (j.contains("baseline")) {

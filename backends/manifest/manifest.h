@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,9 @@ struct Level {
   // The optional steps it applies, in order (what a culprit can be): empty for a level that
   // applies none, such as the baseline.
   std::vector<std::string> steps;
+  // What the worker needs to compile it (an object the harness does not read), sent in each run
+  // request and written into a reproducer's expected.json.
+  nlohmann::json config = nlohmann::json::object();
 };
 
 struct Manifest {
@@ -45,7 +49,10 @@ struct Manifest {
   bool specialize = true;  // also compile the last default level on the program with its dims fixed
   CulpritSearch culprit_search = CulpritSearch::None;
   // Reproducer files: the name written beside repro.ir -> the template (a path relative to `dir`),
-  // in which {{name}}, {{version}}, {{level}}, {{disabled}}, {{model}} and {{binding}} are replaced.
+  // in which {{name}}, {{version}}, {{level}}, {{disabled}}, {{model}}, {{binding}}, {{expected}},
+  // {{verdict}}, {{message}}, {{program}}, {{platform}} and {{python_check}} (a Python function
+  // check(label, outputs) judging outputs against DATA["outputs"], exporters/expected_results.h)
+  // are replaced.
   std::map<std::string, std::string> reproducer;
   std::string float_dtypes;  // the generator's float dtypes for it ("": the generator's own)
   // The dtypes it computes as declared (empty: all). A program with a value of another dtype is

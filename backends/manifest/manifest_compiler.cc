@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/utsname.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -13,7 +14,9 @@
 #include "backends/kit/reproducer_data.h"
 #include "backends/kit/worker_requests.h"
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
+#include "exporters/expected_results.h"
 #include "oracle/reduce/bisect.h"
 
 namespace difftest::backends {
@@ -35,6 +38,13 @@ std::string manifest_worker_missing(const Manifest& m) {
 }
 
 namespace {
+
+// "Linux 6.1.0-18-amd64 x86_64", for reports.
+std::string platform() {
+  struct utsname u;
+  if (::uname(&u) != 0) return "(unknown)";
+  return fmt::format("{} {} {}", u.sysname, u.release, u.machine);
+}
 
 // Replaces every {{key}} of `text`.
 std::string filled(std::string text, const std::map<std::string, std::string>& values) {
@@ -168,6 +178,8 @@ class ManifestCompiler final : public oracle::CompilerUnderTest {
     data["backend"] = m_.name;
     data["level"] = level_of(v);
     data["disable"] = disabled_steps(v);
+    data["config"] = config_of(v);
+    if (const Level* base = m_.level(m_.baseline)) data["baseline"] = {{"level", base->name}, {"config", base->config}};
     nlohmann::json bound = nlohmann::json::object();
     for (const auto& [dim, value] : binding) bound[dim] = value;
     data["binding"] = bound;
@@ -178,7 +190,12 @@ class ManifestCompiler final : public oracle::CompilerUnderTest {
                                                        {"disabled", nlohmann::json(disabled_steps(v)).dump()},
                                                        {"model", model.file_name()},
                                                        {"binding", bound.dump()},
-                                                       {"expected", "expected.json"}};
+                                                       {"expected", "expected.json"},
+                                                       {"verdict", oracle::verdict_kind_name(failure.kind)},
+                                                       {"message", failure.message},
+                                                       {"program", print(p)},
+                                                       {"platform", platform()},
+                                                       {"python_check", exporters::python_check_function()}};
     for (const auto& [name, path] : m_.reproducer) {
       std::ifstream in(path, std::ios::binary);
       if (!in) throw UserError(ErrorKind::Io, fmt::format("cannot read the reproducer template {}", path));
@@ -239,21 +256,25 @@ class ManifestCompiler final : public oracle::CompilerUnderTest {
     return out;
   }
 
-  // "" when every value of `p` has a dtype the manifest declares, else which does not.
+  // "" when `p` computes only in dtypes the manifest declares, else the first it does not.
   std::string undeclared_dtype(const Program& p) const {
     if (m_.dtypes.empty()) return "";
-    for (const Binding& b : p.bindings()) {
-      for (const Value& v : b.results()) {
-        if (std::find(m_.dtypes.begin(), m_.dtypes.end(), v.type().dtype) != m_.dtypes.end()) continue;
-        return fmt::format("{} computes no {} values as declared (%{}){}", m_.name, dtype_name(v.type().dtype),
-                           v.name(), m_.dtypes_reason.empty() ? "" : ": " + m_.dtypes_reason);
-      }
+    for (DType t : p.dtypes_computed()) {
+      if (std::find(m_.dtypes.begin(), m_.dtypes.end(), t) != m_.dtypes.end()) continue;
+      return fmt::format("{} does not compute in {} as declared{}", m_.name, dtype_name(t),
+                         m_.dtypes_reason.empty() ? "" : ": " + m_.dtypes_reason);
     }
     return "";
   }
 
+  nlohmann::json config_of(const Variant& v) const {
+    const Level* level = m_.level(level_of(v));
+    return level ? level->config : nlohmann::json::object();
+  }
+
   void add_variant_fields(nlohmann::json& request, const Variant& v) const {
     request["level"] = level_of(v);
+    request["config"] = config_of(v);
     request["disable"] = disabled_steps(v);
     if (m_.culprit_search == CulpritSearch::OptBisect) request["limit"] = v.limit;
   }

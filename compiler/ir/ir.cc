@@ -282,6 +282,20 @@ std::vector<Value> Program::params() const {
   return out;
 }
 
+std::vector<DType> Program::dtypes_computed() const {
+  std::vector<DType> out;
+  const auto add = [&](DType t) {
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  };
+  for (const auto& b : bindings()) {
+    for (const auto& v : b.results()) add(v.type().dtype);
+    for (const auto& [name, value] : b.attrs().items()) {
+      if (const auto* t = std::get_if<DType>(&value)) add(*t);
+    }
+  }
+  return out;
+}
+
 size_t Program::num_calls() const {
   size_t n = 0;
   for (const auto& b : bindings()) n += b.is_call();

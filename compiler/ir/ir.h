@@ -189,6 +189,9 @@ class Program {
   const SourceLoc& loc() const { return data_->loc; }
   sym::Ranges ranges() const;
   std::vector<Value> params() const;
+  // Every dtype it computes in, in order of first use: its values' and the accumulators its calls
+  // declare (`acc=f64` computes in f64 whatever its operands are).
+  std::vector<DType> dtypes_computed() const;
   size_t num_calls() const;
   bool same_as(const Program& o) const { return data_ == o.data_; }
 

@@ -58,12 +58,24 @@ OperandShare operand_share(const std::string& op, const Bounded& a, size_t j, co
 
 // `op(x, x)` at element i, both operands the same value (RuleContext::same_args): its one error
 // cancels where the op takes x's difference from itself, so the result is exact and certain
-// whatever x's bound (x < x is false, x - x is 0, x / x is 1 for x != 0) — bounding the two as
-// independent made it uncertain. False where the rule for distinct operands applies.
+// whatever x's bound (x < x is false, x - x is 0, integer x / x is 1 for x != 0) — bounding the
+// two as independent made it uncertain. A float quotient keeps two roundings: division by the
+// reciprocal, x * (1 / x), is a legitimate form (docs/tolerance.md) and gives 1 - ulp for some
+// x (OpenVINO's CPU plugin does: floor_divide(x, x) was 0 there), so x / x is 1 within them and
+// floor_divide(x, x) is 0 or 1. False where the rule for distinct operands applies.
 bool same_operand_result(const RuleContext& c, const std::string& op, const Bounded& x, size_t i, Bounded& out) {
   const bool nonzero = !x.uncertain[i] && std::fabs(x.ref[i]) > x.err[i];
+  const bool quotient = op == "div" || op == "floor_divide" || op == "floor_mod";
+  if (quotient && nonzero && is_float(out.dtype)) {
+    const ScalarBound s = binary_bound(op, x.ref[i], 0, x.ref[i], 0, out.ref[i], out.dtype);
+    out.err[i] = s.err;
+    out.uncertain[i] = s.uncertain;
+    keep_choices(out, i, false, s);
+    set_spread(c, out, i, 0, 0);
+    return true;
+  }
   // The binary ops with a bool result are the comparisons.
-  if (out.dtype == DType::boolean || op == "sub" || ((op == "div" || op == "floor_divide" || op == "floor_mod") && nonzero)) {
+  if (out.dtype == DType::boolean || op == "sub" || (quotient && nonzero)) {
     out.err[i] = 0;
     out.uncertain[i] = 0;
     if (is_float(out.dtype)) set_spread(c, out, i, 0, 0);
