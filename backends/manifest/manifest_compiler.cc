@@ -57,7 +57,7 @@ std::string filled(std::string text, const std::map<std::string, std::string>& v
   return text;
 }
 
-class ManifestCompiler final : public oracle::CompilerUnderTest {
+class ManifestCompiler final : public LevelCompiler {
  public:
   ManifestCompiler(Manifest m, std::string flag) : m_(std::move(m)), flag_(std::move(flag)), models_(m_.name) {}
 
@@ -66,14 +66,6 @@ class ManifestCompiler final : public oracle::CompilerUnderTest {
   std::string identity() const override {
     return fmt::format("{} {}{}", m_.name, version(), m_.description.empty() ? "" : " (" + m_.description + ")");
   }
-
-  std::vector<Variant> variants(const Program&, const oracle::CheckOptions& options) const override {
-    std::vector<Variant> out;
-    for (const auto& name : options.pipelines) out.push_back(named(name, "--opt"));
-    return out;
-  }
-
-  std::optional<Variant> specialized(const Variant& symbolic) const override { return specialized_level(symbolic); }
 
   Variant named(const std::string& name, const std::string& where) const override {
     const Level* level = m_.level(name);
@@ -103,14 +95,6 @@ class ManifestCompiler final : public oracle::CompilerUnderTest {
     }
     return v;
   }
-
-  oracle::CompiledRuns compile_and_run(const Program&, const Variant& variant, const std::vector<const Case*>&,
-                                       oracle::Progress&) const override {
-    DT_CHECK(false, m_.name + " runs in its own worker, not in a forked child (" + variant.name() + ")");
-    return {};
-  }
-
-  bool isolates_itself() const override { return true; }
 
   ChildOutcome run_in_own_process(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
                                   const IsolationLimits& limits) const override {

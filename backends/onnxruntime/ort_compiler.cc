@@ -99,7 +99,7 @@ bool is_missing_kernel(const std::string& error) {
   return missing && error.find("node with name ''") != std::string::npos;
 }
 
-class OrtCompiler final : public oracle::CompilerUnderTest {
+class OrtCompiler final : public LevelCompiler {
  public:
   std::string name() const override { return "ort"; }
   std::optional<oracle::Variant> baseline() const override { return named("disabled", "the baseline"); }
@@ -109,14 +109,6 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
     return fmt::format("ONNX Runtime {} (onnxruntime-node, CPU execution provider, single-threaded)",
                        in.version.empty() ? "(not installed)" : in.version);
   }
-
-  std::vector<Variant> variants(const Program&, const oracle::CheckOptions& options) const override {
-    std::vector<Variant> out;
-    for (const auto& name : options.pipelines) out.push_back(named(name, "--opt"));
-    return out;
-  }
-
-  std::optional<Variant> specialized(const Variant& symbolic) const override { return specialized_level(symbolic); }
 
   Variant named(const std::string& name, const std::string& where) const override {
     if (std::find(ort_levels().begin(), ort_levels().end(), name) == ort_levels().end()) {
@@ -139,14 +131,6 @@ class OrtCompiler final : public oracle::CompilerUnderTest {
     }
     return v;
   }
-
-  CompiledRuns compile_and_run(const Program&, const Variant& variant, const std::vector<const Case*>&,
-                               oracle::Progress&) const override {
-    DT_CHECK(false, "ONNX Runtime runs in its own worker, not in a forked child (" + variant.name() + ")");
-    return {};
-  }
-
-  bool isolates_itself() const override { return true; }
 
   ChildOutcome run_in_own_process(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
                                   const IsolationLimits& limits) const override {

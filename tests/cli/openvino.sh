@@ -11,6 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; cat "$tmp/out" 2>/dev/null; exit 1; }
 python=$build/openvino/venv/bin/python
+. "$(dirname "$0")/reproducer_run.sh"
 
 "$difftest" backends > "$tmp/out" 2>&1 || fail "difftest backends"
 grep -A2 "^openvino " "$tmp/out" | grep -q "version 2026.4.1; levels accuracy, performance, no-snippets, static" ||
@@ -49,12 +50,9 @@ PY
 [ $? -eq 1 ] || fail "reduce should end with the refused level reproduced"
 grep -q "compile_reject|fastest|compile" "$tmp/out" || fail "not a compile_reject at level fastest"
 for f in repro.py issue.md expected.json model.onnx repro.ir report.md; do [ -s "$tmp/r/$f" ] || fail "no $f"; done
-"$python" "$tmp/r/repro.py" > "$tmp/py" 2>&1
-code=$?
-cat "$tmp/py" >> "$tmp/out"
-[ $code -eq 1 ] || fail "repro.py exit code $code, expected 1 (the failure reproduces)"
-grep -q "^FAIL level 'fastest': .*Wrong value FASTEST" "$tmp/py" || fail "repro.py does not fail the refused level"
-grep -q "^PASS level 'accuracy'" "$tmp/py" || fail "repro.py does not pass the baseline"
+reproduce repro.py "$python" "$tmp/r/repro.py"
+grep -q "^FAIL level 'fastest': .*Wrong value FASTEST" "$tmp/repro" || fail "repro.py does not fail the refused level"
+grep -q "^PASS level 'accuracy'" "$tmp/repro" || fail "repro.py does not pass the baseline"
 grep -q "^### OpenVINO Version" "$tmp/r/issue.md" && grep -q "^2026.4.1 (pip wheel from PyPI)" "$tmp/r/issue.md" ||
   fail "issue.md is not OpenVINO's form with the version"
 grep -q "^compile_reject at configuration 'fastest'" "$tmp/r/issue.md" || fail "issue.md does not describe the failure"

@@ -12,6 +12,7 @@ difftest=$1 src=$2 ort_dir=$3 python=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; cat "$tmp/out" 2>/dev/null; exit 1; }
+. "$(dirname "$0")/reproducer_run.sh"
 "$python" -c "import onnxruntime" 2> /dev/null || fail "$python has no onnxruntime (scripts/setup.sh installs it)"
 
 "$difftest" reduce "$src/corpus/external/ort/matmul_scale_fusion_f64_alpha.ir" --backend ort \
@@ -27,36 +28,29 @@ grep -qE "The nearest legitimate result the ensemble computes at that element is
   "$tmp/r/report.md" || fail "report.md does not name the nearest legitimate form and its distance"
 grep -q "^### ONNX Runtime Version or Commit ID" "$tmp/r/report.md" || fail "report.md has no version section"
 # Both reproducers, the same verdicts.
-"$python" "$tmp/r/repro.py" > "$tmp/py" 2>&1
-code=$?
-cat "$tmp/py" >> "$tmp/out"
-[ $code -eq 1 ] || fail "repro.py exit code $code, expected 1 (the bug reproduces)"
-grep -q "^FAIL level 'extended'" "$tmp/py" || fail "repro.py does not fail the level"
-grep -q "^PASS level 'disabled'" "$tmp/py" || fail "repro.py does not pass 'disabled'"
-grep -q "^PASS level 'extended' with MatMulScaleFusion disabled" "$tmp/py" || fail "repro.py: culprit not confirmed"
-NODE_PATH="$ort_dir/node_modules" node "$tmp/r/repro.js" > "$tmp/js" 2>&1
-code=$?
-cat "$tmp/js" >> "$tmp/out"
-[ $code -eq 1 ] || fail "repro.js exit code $code, expected 1 (the bug reproduces)"
-grep -q "^FAIL level 'extended'" "$tmp/js" || fail "repro.js does not fail the level"
-grep -q "^PASS level 'disabled'" "$tmp/js" || fail "repro.js does not pass 'disabled'"
-grep -q "^PASS level 'extended' with MatMulScaleFusion disabled" "$tmp/js" || fail "repro.js: culprit not confirmed"
+for repro in repro.py repro.js; do
+  if [ $repro = repro.py ]; then
+    reproduce $repro "$python" "$tmp/r/repro.py"
+  else
+    reproduce $repro env NODE_PATH="$ort_dir/node_modules" node "$tmp/r/repro.js"
+  fi
+  grep -q "^FAIL level 'extended'" "$tmp/repro" || fail "$repro does not fail the level"
+  grep -q "^PASS level 'disabled'" "$tmp/repro" || fail "$repro does not pass 'disabled'"
+  grep -q "^PASS level 'extended' with MatMulScaleFusion disabled" "$tmp/repro" || fail "$repro: culprit not confirmed"
+done
 "$difftest" reduce "$src/corpus/external/ort/relu_clip_fusion_f64_exception.ir" --backend ort \
   --out "$tmp/c" > "$tmp/out" 2>&1
 [ $? -eq 1 ] || fail "reduce of the throwing rule should exit 1"
 grep -q "this model fails to run at graph optimization level" "$tmp/c/report.md" || fail "report.md: not a failure to run"
 grep -q "A valid model that cannot run" "$tmp/c/report.md" || fail "report.md: urgency of a wrong result"
 grep -q "silent wrong result" "$tmp/c/report.md" && fail "report.md calls a refused session a silent wrong result"
-"$python" "$tmp/c/repro.py" > "$tmp/py" 2>&1
-code=$?
-cat "$tmp/py" >> "$tmp/out"
-[ $code -eq 1 ] || fail "repro.py of the refused session: exit code $code, expected 1"
-grep -q "^FAIL level 'basic': .*FuseReluClip" "$tmp/py" || fail "repro.py does not show the refused session"
-grep -q "^PASS level 'disabled'" "$tmp/py" || fail "repro.py (refused session) does not pass 'disabled'"
-NODE_PATH="$ort_dir/node_modules" node "$tmp/c/repro.js" > "$tmp/js" 2>&1
-code=$?
-cat "$tmp/js" >> "$tmp/out"
-[ $code -eq 1 ] || fail "repro.js of the refused session: exit code $code, expected 1"
-grep -q "^FAIL level 'basic': .*FuseReluClip" "$tmp/js" || fail "repro.js does not show the refused session"
-grep -q "^PASS level 'disabled'" "$tmp/js" || fail "repro.js (refused session) does not pass 'disabled'"
+for repro in repro.py repro.js; do
+  if [ $repro = repro.py ]; then
+    reproduce "$repro of the refused session" "$python" "$tmp/c/repro.py"
+  else
+    reproduce "$repro of the refused session" env NODE_PATH="$ort_dir/node_modules" node "$tmp/c/repro.js"
+  fi
+  grep -q "^FAIL level 'basic': .*FuseReluClip" "$tmp/repro" || fail "$repro does not show the refused session"
+  grep -q "^PASS level 'disabled'" "$tmp/repro" || fail "$repro (refused session) does not pass 'disabled'"
+done
 echo ok
