@@ -8,6 +8,7 @@
 
 #include "backends/manifest/manifest_compiler.h"
 #include "backends/onnxruntime/ort_compiler.h"
+#include "backends/onnxruntime/ort_session.h"
 #include "compiler/ir/diagnostics.h"
 #include "oracle/check/check.h"
 

@@ -8,7 +8,7 @@
 #include <cctype>
 #include <map>
 
-#include "backends/onnxruntime/ort_compiler.h"
+#include "backends/onnxruntime/ort_session.h"
 #include "compiler/ir/fix_dims.h"
 #include "reference/inputs.h"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "backends/onnxruntime/ort_compiler.h"
+#include "backends/onnxruntime/ort_session.h"
 #include "backends/onnxruntime/ort_culprit.h"
 #include "backends/kit/model_files.h"
 #include "backends/kit/reproducer_data.h"
@@ -214,7 +214,7 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
         culprits = found->minimal_passes;
     }
   }
-  const oracle::Variant failing_level = ort_compiler().named(level, "the report");
+  const oracle::Variant failing_level = ort_level_variant(level, "the report");
   const OrtSessionLog with = ort_session_log(p, failing_level, c, options.limits);
   oracle::Variant without_culprits = failing_level;
   without_culprits.settings["disabled"] = culprits;
@@ -228,7 +228,7 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
   std::vector<std::string> passing, failing, other;  // other: neither (ORT has no kernel there, ...)
   for (const auto& l : ort_levels()) {
     const oracle::VariantVerdict v =
-        oracle::check_variant_outcome(p, oracle::VariantId(ort_compiler().named(l, "the report")), env, options);
+        oracle::check_variant_outcome(p, oracle::VariantId(ort_level_variant(l, "the report")), env, options);
     if (oracle::is_failure(v.kind)) {
       failing.push_back(l);
     } else if (v.kind == oracle::VerdictKind::Ok) {

@@ -13,6 +13,7 @@
 
 #include "backends/backends.h"
 #include "backends/onnxruntime/ort_compiler.h"
+#include "backends/onnxruntime/ort_session.h"
 #include "backends/onnxruntime/ort_culprit.h"
 #include "compiler/ir/parser.h"
 #include "oracle/check/check.h"
