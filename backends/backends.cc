@@ -106,7 +106,7 @@ const std::vector<Backend>& all_backends() {
     builtin.name = "builtin";
     builtin.compiler = &oracle::builtin_compiler();
     builtin.levels = {"O0", "O1", "O2", "O3"};
-    builtin.default_opt = builtin_defaults.pipelines;
+    builtin.default_opt = builtin_defaults.levels;
     builtin.default_orders = builtin_defaults.random_orders;
     builtin.cross_checks = builtin_defaults.cross_checks;
     builtin.wraps_integer_overflow = true;

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   oracle::CampaignOptions o;
   std::tie(o.first_seed, o.last_seed) = oracle::parse_seed_range(seeds, "--seeds");
   o.jobs = jobs;
-  o.check.pipelines = pipelines;
+  o.check.levels = pipelines;
   o.check.random_orders = orders;
   o.check.random_bindings = random_bindings;
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("campaign_bench.{}", ::getpid());

@@ -89,10 +89,10 @@ KernelSharing measure_kernel_sharing(uint64_t first, uint64_t last, const CheckO
     const Program p = generate_program(seed, generator);
     std::vector<std::pair<Variant, Program>> compiles;
     for (const Variant& v : compiler.variants(p, check)) compiles.emplace_back(v, p);
-    if (check.specialize && !check.pipelines.empty() && !p.dims().empty()) {
+    if (check.specialize && !check.levels.empty() && !p.dims().empty()) {
       const std::vector<sym::Env> bindings = default_bindings(p, 0);
       const sym::Env& middle = bindings[bindings.size() > 1 ? 1 : 0];
-      if (auto v = compiler.specialized(compiler.named(check.pipelines.back(), "--opt"))) {
+      if (auto v = compiler.specialized(compiler.named(check.levels.back(), "--opt"))) {
         compiles.emplace_back(*v, fix_dims(p, middle));
       }
     }

@@ -37,23 +37,23 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
   if (const std::string missing = backend.missing(); !missing.empty()) {
     throw UserError(ErrorKind::Usage, fmt::format("--backend {}: it cannot run here: {}", backend.name, missing));
   }
-  options.pipelines = r.opt == "none" ? std::vector<std::string>{} : split_list(r.opt);
+  options.levels = r.opt == "none" ? std::vector<std::string>{} : split_list(r.opt);
   if (!backend.builtin()) {
     options.compiler = backend.compiler;
-    if (!r.was_given("--opt")) options.pipelines = backend.default_opt;
+    if (!r.was_given("--opt")) options.levels = backend.default_opt;
     if (!r.passes.empty()) throw UserError(ErrorKind::Usage, "--passes: pass lists are the builtin compiler's");
     if (r.was_given("--orders") && r.orders > 0) {
       throw UserError(ErrorKind::Usage, "--orders: random pass orders are the builtin compiler's");
     }
     options.cross_checks.clear();
     for (const auto& [a, b] : backend.cross_checks) {
-      const auto& p = options.pipelines;
+      const auto& p = options.levels;
       if (std::find(p.begin(), p.end(), a) != p.end() && std::find(p.begin(), p.end(), b) != p.end()) {
         options.cross_checks.emplace_back(a, b);
       }
     }
   }
-  for (const auto& name : options.pipelines) {
+  for (const auto& name : options.levels) {
     if (backend.builtin()) {
       pipeline::find_pipeline(name);
     } else {
@@ -66,7 +66,7 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
     options.custom.push_back(std::move(custom));
   }
   options.random_orders = backend.builtin() ? r.orders : 0;
-  if (options.pipelines.empty() && options.custom.empty() && options.random_orders == 0) {
+  if (options.levels.empty() && options.custom.empty() && options.random_orders == 0) {
     throw UserError(ErrorKind::Usage, "--opt: no pipeline given (and no --passes or --orders)");
   }
   if (!(r.timeout > 0)) throw UserError(ErrorKind::Usage, "--timeout: must be positive");

@@ -29,7 +29,7 @@ using Print = std::function<void(const std::string&)>;
 
 // Shared by --seed, run, fuzz, gate, reduce and bisect: which pipelines, how long, which faults.
 struct CheckRequest {
-  std::string opt = fmt::format("{}", fmt::join(oracle::default_check_options().pipelines, ","));
+  std::string opt = fmt::format("{}", fmt::join(oracle::default_check_options().levels, ","));
   std::string backend = "builtin";  // backends/backends.h
   std::string passes, save_dir, weights, float_dtypes;
   std::string target;  // --target: the builtin compiler's machine ("": DIFFTEST_TARGET, else the host's)

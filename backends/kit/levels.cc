@@ -24,7 +24,7 @@ std::string level_of_recorded_name(const std::string& name, bool& specialized) {
 
 std::vector<oracle::Variant> LevelCompiler::variants(const Program&, const oracle::CheckOptions& options) const {
   std::vector<oracle::Variant> out;
-  for (const auto& name : options.pipelines) out.push_back(named(name, "--opt"));
+  for (const auto& name : options.levels) out.push_back(named(name, "--opt"));
   return out;
 }
 

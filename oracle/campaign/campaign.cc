@@ -54,7 +54,7 @@ nlohmann::json campaign_identity(const CampaignOptions& o) {
   for (const auto& [op, w] : o.generator.weights) weights[op] = w;
   nlohmann::json custom = nlohmann::json::array();
   for (const auto& c : o.check.custom) custom.push_back({{"passes", c.passes}, {"llvm_opt_level", c.llvm_opt_level}});
-  nlohmann::json identity = {{"pipelines", o.check.pipelines},
+  nlohmann::json identity = {{"pipelines", o.check.levels},
                              {"custom", custom},
                              {"random_orders", o.check.random_orders},
                              {"faults", o.faults},

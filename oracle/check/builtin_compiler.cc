@@ -38,7 +38,7 @@ class BuiltinCompiler final : public CompilerUnderTest {
 
   std::vector<Variant> variants(const Program& p, const CheckOptions& options) const override {
     std::vector<Variant> out;
-    for (const auto& name : options.pipelines) out.push_back(named(name, "--opt"));
+    for (const auto& name : options.levels) out.push_back(named(name, "--opt"));
     for (const auto& custom : options.custom) out.push_back(builtin_variant(VariantKind::Custom, custom));
     for (const auto& order : random_pass_orders(p, options.random_orders)) {
       out.push_back(builtin_variant(VariantKind::RandomOrder, order));

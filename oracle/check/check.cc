@@ -292,7 +292,7 @@ std::optional<VariantRun> run_variant(const Program& p, const VariantJob& job, c
 
 CheckOptions default_check_options() {
   CheckOptions o;
-  o.pipelines = {"O0", "O1", "O2", "O3"};
+  o.levels = {"O0", "O1", "O2", "O3"};
   o.random_orders = 2;
   return o;
 }
@@ -371,7 +371,7 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
   };
   // Symbolic vs shape-specialized: the last named pipeline again, on the program with its dims
   // fixed to one binding's values (the middle one), as the compiler specializes it.
-  const Variant* symbolic = options.pipelines.empty() ? nullptr : variant_named(options.pipelines.back());
+  const Variant* symbolic = options.levels.empty() ? nullptr : variant_named(options.levels.back());
   const std::optional<Variant> specialized =
       options.specialize && symbolic && !p.dims().empty() ? compiler.specialized(*symbolic) : std::nullopt;
   const size_t specialized_case = cases.size() > 1 ? 1 : 0;

@@ -19,12 +19,14 @@
 namespace difftest::oracle {
 
 struct CheckOptions {
-  std::vector<std::string> pipelines = {"O0"};  // named pipelines (pipelines.cc)
+  // The compiler's named variants, lowest first: the builtin's pipelines (pipelines.cc), another
+  // compiler's levels (ONNX Runtime's optimization levels, a manifest's).
+  std::vector<std::string> levels = {"O0"};
   std::vector<pipeline::Pipeline> custom;       // explicit pass lists, recorded in the verdict
   int random_orders = 0;  // random valid pass orders (strategies.h), seeded by the program hash
-  // Pipelines whose outputs are also compared with each other (sum of both bounds) when both ran.
+  // Levels whose outputs are also compared with each other (sum of both bounds) when both ran.
   std::vector<std::pair<std::string, std::string>> cross_checks = {{"O0", "O3"}};
-  // Also compile the last named pipeline on the program with its dims fixed to one binding
+  // Also compile the last level on the program with its dims fixed to one binding
   // (SpecializeShapes first), compared with the reference and with the symbolic compile.
   bool specialize = true;
   std::vector<sym::Env> bindings;  // empty: reference::standard_bindings plus random_bindings more
@@ -76,7 +78,7 @@ Verdict check_program(const Program& p, const CheckOptions& options);
 
 // One variant under one binding, on its own (what bisection and reduction repeat): its compile
 // compared with the reference, or for a cross-check both compiles compared with the reference
-// and with each other. `options`' pipelines, orders, bindings and cross-checks are not used.
+// and with each other. `options`' levels, orders, bindings and cross-checks are not used.
 Verdict check_variant(const Program& p, const VariantId& id, const sym::Env& binding, const CheckOptions& options);
 
 // The outputs of one compile under one case, and their comparison with it.

@@ -30,7 +30,7 @@ oracle::CheckOptions ladder() {
   const Backend& ort = find_backend("ort", "test");
   oracle::CheckOptions o;
   o.compiler = ort.compiler;
-  o.pipelines = ort.default_opt;
+  o.levels = ort.default_opt;
   o.cross_checks = ort.cross_checks;
   o.random_orders = 0;
   o.random_bindings = 0;
@@ -234,7 +234,7 @@ TEST_F(StandInWorker, TheCulpritIsTheSmallestSetOfMaskingTransformers) {
   use("fake_ort_masking.js");
   const Program p = parse_program(kTanh, "tanh.ir");
   oracle::CheckOptions o = ladder();
-  o.pipelines = {"all"};
+  o.levels = {"all"};
   o.cross_checks.clear();
   o.specialize = false;
   const oracle::Verdict v = oracle::check_program(p, o);

@@ -9,7 +9,7 @@ namespace {
 
 CheckOptions pipelines(std::vector<std::string> names) {
   CheckOptions o;
-  o.pipelines = std::move(names);
+  o.levels = std::move(names);
   o.random_orders = 0;
   o.specialize = false;
   return o;

@@ -169,7 +169,7 @@ using testing::FaultCase;
 // a slow machine never turns a compile into a timeout elsewhere.
 oracle::Verdict check(const char* text, const std::string& pipeline = "O0", int64_t n = 3, double timeout = 60) {
   oracle::CheckOptions options;
-  options.pipelines = {pipeline};
+  options.levels = {pipeline};
   options.bindings = {{{"n", n}}};
   options.specialize = false;  // one variant: the pipeline under one binding
   options.limits.cpu_seconds = timeout;
@@ -226,7 +226,7 @@ TEST(Faults, PipelineWithoutTheFaultsPassIsOk) {
     if (f.pass == "LegalizeOps" || f.pass == "codegen") continue;  // required: cannot be dropped
     const FaultCase& c = case_of(f.name);
     oracle::CheckOptions options;
-    options.pipelines.clear();
+    options.levels.clear();
     pipeline::Pipeline without = pipeline::find_pipeline(c.pipeline);
     const auto it = std::find(without.passes.begin(), without.passes.end(), f.pass);
     ASSERT_NE(it, without.passes.end()) << f.name << ": " << c.pipeline << " does not run " << f.pass;
@@ -263,7 +263,7 @@ TEST(Faults, ReductionTailOnlyBreaksWhenLanesDoNotDivideK) {
   ScopedFaults on{"schedule-reduction-tail"};
   auto at = [&](int64_t k) {
     oracle::CheckOptions options;
-    options.pipelines = {"O3"};
+    options.levels = {"O3"};
     options.bindings = {{{"k", k}}};
     options.specialize = false;
     return oracle::check_program(testing::verified_program(text, "faults.ir"), options);

@@ -23,7 +23,7 @@ CampaignOptions small_campaign(const fs::path& dir, uint64_t last_seed) {
   c.last_seed = last_seed;
   c.jobs = 2;
   c.out_dir = dir.string();
-  c.check.pipelines = {"O0"};
+  c.check.levels = {"O0"};
   c.check.random_orders = 0;
   c.check.cross_checks.clear();
   c.check.specialize = false;

@@ -145,7 +145,7 @@ const char* kElementwiseProgram = R"(program @ew(n: 1..8) {
 CheckOptions checks_of(const CompilerUnderTest& compiler) {
   CheckOptions o;
   o.compiler = &compiler;
-  o.pipelines = {};
+  o.levels = {};
   o.random_bindings = 0;
   o.limits.cpu_seconds = 30;
   return o;

@@ -57,7 +57,7 @@ GateOptions quick(const std::string& corpus) {
   o.corpus = corpus;
   o.campaign.unbounded = true;  // and no time: no seeds
   CheckOptions& check = o.campaign.check;
-  check.pipelines = {"O0"};
+  check.levels = {"O0"};
   check.random_orders = 0;
   check.cross_checks.clear();
   check.specialize = false;

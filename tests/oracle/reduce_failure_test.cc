@@ -100,7 +100,7 @@ TEST(ReduceFault, ACulpritListedTwiceCountsFromItsFirstApplication) {
 )",
                                   "twice.ir");
   CheckOptions options = options_for("O0");
-  options.pipelines.clear();
+  options.levels.clear();
   options.custom = {pipeline::Pipeline{"custom", {"LegalizeOps", "ScheduleReduction", "ScheduleReduction"}, 2}};
   const auto failing = first_failing_run(p, options);
   ASSERT_TRUE(failing);

@@ -28,7 +28,7 @@ CheckOptions in_process() {
 
 TEST(Strategies, RandomOrdersAreRecordedWithTheirPassesAndReproduce) {
   CheckOptions o = in_process();
-  o.pipelines = {"O0"};
+  o.levels = {"O0"};
   o.random_orders = 2;
   const Program p = parse_program(kProgram);
   const Verdict a = check_program(p, o);
@@ -53,7 +53,7 @@ TEST(Strategies, RandomOrdersAreRecordedWithTheirPassesAndReproduce) {
 
 TEST(Strategies, CrossChecksOptLevelsWhenBothRan) {
   CheckOptions o = in_process();
-  o.pipelines = {"O0", "O3"};
+  o.levels = {"O0", "O3"};
   const Program p = parse_program(kProgram);
   const Verdict v = check_program(p, o);
   int pairs = 0;
@@ -64,13 +64,13 @@ TEST(Strategies, CrossChecksOptLevelsWhenBothRan) {
     EXPECT_LE(var.worst_ratio, 1.0);
   }
   EXPECT_EQ(pairs, static_cast<int>(reference::standard_bindings(p).size()));
-  o.pipelines = {"O0"};
+  o.levels = {"O0"};
   for (const auto& var : check_program(p, o).variants) EXPECT_NE(var.variant.name(), "O0~O3");
 }
 
 TEST(Strategies, CustomPassListsAreCheckedAndSignedAsCustom) {
   CheckOptions o = in_process();
-  o.pipelines = {};
+  o.levels = {};
   o.custom = {pipeline::Pipeline{"custom", {"DeadCodeElimination", "LegalizeOps"}, 2, true}};
   const Verdict v = check_program(parse_program(kProgram), o);
   ASSERT_FALSE(v.variants.empty());
@@ -95,7 +95,7 @@ TEST(Strategies, CustomPassListsAreCheckedAndSignedAsCustom) {
 
 TEST(Strategies, ComparesASymbolicCompileWithAShapeSpecializedOne) {
   CheckOptions o = in_process();
-  o.pipelines = {"O0", "O2"};
+  o.levels = {"O0", "O2"};
   const Verdict v = check_program(parse_program(kProgram), o);
   int specialized = 0, paired = 0;
   for (const auto& var : v.variants) {

@@ -38,7 +38,7 @@ const char* kMatmul = R"(program @mm() {
 
 CheckOptions one_pipeline(const std::string& name, double cpu_seconds) {
   CheckOptions o;
-  o.pipelines = {name};
+  o.levels = {name};
   o.random_orders = 0;
   o.cross_checks.clear();
   o.specialize = false;
@@ -97,7 +97,7 @@ TEST(Timeouts, WithoutConfirmationTheFirstTryIsTheVerdict) {
 TEST(Timeouts, OnceAProgramsHangIsConfirmedItsOtherTimeoutsAreNotRerun) {
   const faults::ScopedFaults on({"codegen-stuck-loop"});
   CheckOptions o = one_pipeline("O0", 0.3);
-  o.pipelines = {"O0", "O1"};
+  o.levels = {"O0", "O1"};
   const Verdict v = check_program(parse_program(kStaticExp, "exp.ir"), o);
   ASSERT_EQ(v.variants.size(), 2u);
   EXPECT_EQ(v.variants[0].kind, VerdictKind::Timeout);
@@ -109,7 +109,7 @@ TEST(Timeouts, OnceAProgramsHangIsConfirmedItsOtherTimeoutsAreNotRerun) {
 TEST(Timeouts, TheCallersDeadlineCancelsACheckInsteadOfFailingIt) {
   const faults::ScopedFaults on({"codegen-stuck-loop"});
   CheckOptions o = one_pipeline("O0", 60);
-  o.pipelines = {"O0", "O1"};
+  o.levels = {"O0", "O1"};
   o.limits.deadline = deadline_in(0.5);
   const Verdict v = check_program(parse_program(kStaticExp, "exp.ir"), o);
   EXPECT_TRUE(v.cancelled);

@@ -183,7 +183,7 @@ TEST(Variant, ACampaignAttributesAFailureToItsFaultsOnlyWhereTheCleanCompilerPas
   c.jobs = 2;
   c.out_dir = dir.string();
   c.check = quiet();
-  c.check.pipelines = {"O3"};
+  c.check.levels = {"O3"};
   c.faults = {"schedule-reduction-tail"};
   const CampaignSummary s = run_campaign(c);
   int not_attributable = 0;

@@ -12,7 +12,7 @@ namespace difftest::testing {
 
 inline oracle::CheckOptions pipelines_only(std::vector<std::string> pipelines, double cpu_seconds) {
   oracle::CheckOptions o;
-  o.pipelines = std::move(pipelines);
+  o.levels = std::move(pipelines);
   o.random_orders = 0;
   o.cross_checks.clear();
   o.specialize = false;
