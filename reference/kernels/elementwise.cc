@@ -45,6 +45,25 @@ double sin_(double x) { return std::sin(x); }
 double cos_(double x) { return std::cos(x); }
 double floor_(double x) { return std::floor(x); }
 
+// erf by Abramowitz and Stegun 7.1.26 (absolute error up to 1.5e-7), evaluated step by step in
+// `rd`'s precision, as ML runtimes compute it in f32 (OpenVINO's CPU plugin, PopART): the form
+// members in rewritten forms take (docs/tolerance.md, kErfApproximated). Near 0 its 1 - p e
+// cancels, so its f32 roundings add a few 6e-8 to the approximation's error.
+double erf_abramowitz_stegun(double x, const Rounder& rd) {
+  const double t = rd(1 / rd(1 + rd(0.3275911 * std::fabs(x))));
+  double poly = 1.061405429;
+  for (const double a : {-1.453152027, 1.421413741, -0.284496736, 0.254829592}) poly = rd(rd(poly * t) + a);
+  poly = rd(poly * t);
+  return std::copysign(rd(1 - rd(poly * rd(std::exp(rd(-rd(x * x)))))), x);
+}
+
+std::vector<Tensor> erf(const KernelContext& c) {
+  if (c.perturbation == nullptr || !c.perturbation->rewritten_forms()) return unary_float<erf_>(c);
+  const DType t = c.declared();
+  const Rounder rd = c.rounder(t == DType::f16 || t == DType::bf16 ? DType::f32 : t);
+  return {c.floats(0, c.arg(0).shape(), map_floats(c.arg(0), [&rd](double x) { return erf_abramowitz_stegun(x, rd); }))};
+}
+
 std::vector<Tensor> gelu(const KernelContext& c) {
   const bool tanh_form = c.attrs().get_string("approximate") == "tanh";
   return {c.floats(0, c.arg(0).shape(), map_floats(c.arg(0), [tanh_form](double x) {
@@ -293,7 +312,7 @@ void register_elementwise_kernels(KernelTable& t) {
   t.add("sigmoid", unary_float<sigmoid>);
   t.add("silu", unary_float<silu>);
   t.add("gelu", gelu);
-  t.add("erf", unary_float<erf_>);
+  t.add("erf", erf);
   t.add("sin", unary_float<sin_>);
   t.add("cos", unary_float<cos_>);
   t.add("floor", unary_float<floor_>);

@@ -148,3 +148,47 @@ TEST(HalfForms, AProgramWithoutHalfValuesHasNoForm) {
 
 }  // namespace
 }  // namespace difftest::tolerance
+
+namespace difftest::tolerance {
+namespace {
+
+// erf as OpenVINO's CPU plugin computes it, Abramowitz and Stegun 7.1.26 in f32 arithmetic,
+// computed here in C++ float: near 0, where 1 - p e cancels, it is many ulps from a correctly
+// rounded erf. The members in rewritten forms compute it that way
+// (reference/kernels/elementwise.cc), so every element's allowance covers it.
+TEST(ErfForm, TheAbramowitzStegunFormInF32IsWithinEveryAllowance) {
+  Calibrated c{testing::verified_program(R"(program @e() {
+  %x: f32[64] = param
+  %y: f32[64] = erf(%x)
+  return %y
+}
+)",
+                                         "erf.ir"),
+               {}, {}, {}, {}};
+  std::vector<double> xs;
+  for (int i = 0; i < 64; ++i) xs.push_back(static_cast<float>((i - 32) * 0.0001 + (i % 2 ? 0.3 : 0)));
+  c.inputs["x"] = Tensor::from_doubles(DType::f32, {64}, xs);
+  c.options.mode = BoundMode::Probabilistic;
+  c.sound = bound_program(c.program, {}, c.inputs, c.options);
+  c.calibration = calibrate(c.program, {}, c.inputs, c.sound, c.options, EnsembleOptions{});
+  const Bounded& allowed = *c.calibration.bounds.outputs[0];
+  int beyond_correctly_rounded_spread = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const float x = static_cast<float>(xs[i]);
+    const float t = 1.0f / (1.0f + 0.3275911f * std::fabs(x));
+    float poly = 1.061405429f;
+    for (const float a : {-1.453152027f, 1.421413741f, -0.284496736f, 0.254829592f}) poly = poly * t + a;
+    poly = poly * t;
+    const float got = std::copysign(1.0f - poly * std::exp(-x * x), x);
+    const double ref = std::erf(static_cast<double>(x));
+    EXPECT_LE(std::fabs(got - ref), allowed.err[i]) << "x = " << x;
+    // A correctly rounded erf, rounded either way by a member, is within 1 ulp.
+    const float near = static_cast<float>(ref);
+    const double ulp = std::nextafter(std::fabs(near), INFINITY) - std::fabs(near);
+    if (std::fabs(got - ref) > 4 * ulp) ++beyond_correctly_rounded_spread;
+  }
+  EXPECT_GT(beyond_correctly_rounded_spread, 8) << "the form should be far from a correctly rounded erf near 0";
+}
+
+}  // namespace
+}  // namespace difftest::tolerance
