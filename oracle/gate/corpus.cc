@@ -26,12 +26,10 @@ namespace {
 
 const std::set<std::string> kHeaderKeys = {"expect", "fault", "passes", "llvm", "fma", "bind", "compiler", "what"};
 
+// Any finding's kind (nondeterministic and runtime_error too, which external compilers show).
 bool is_failure_kind_name(const std::string& name) {
-  for (VerdictKind k : {VerdictKind::Mismatch, VerdictKind::CompileCrash, VerdictKind::CompileReject,
-                        VerdictKind::RuntimeCrash, VerdictKind::Timeout, VerdictKind::Outlier}) {
-    if (name == verdict_kind_name(k)) return true;
-  }
-  return false;
+  const std::optional<VerdictKind> kind = verdict_kind_from_name(name);
+  return kind && is_failure(*kind);
 }
 
 std::string trim(const std::string& s) {

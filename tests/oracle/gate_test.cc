@@ -140,6 +140,18 @@ TEST(Corpus, ReadsAnotherCompilersKnownBugs) {
   ASSERT_EQ(e.known_bugs.size(), 2u);
   EXPECT_EQ(e.known_bugs[0].str(), "mismatch|extended|compare|output of mul");
   EXPECT_EQ(e.known_bugs[1].str(), "mismatch|all|compare|output of mul");
+  // Every kind of finding an external compiler shows, not only the builtin's usual ones.
+  const CorpusEntry kinds = read_corpus_entry(
+      c.add("ov.ir", "# compiler: openvino\n# expect: nondeterministic|accuracy|run|two runs differ\n"
+                     "# expect: timeout|static|run|it hung\n" + std::string(kMul)));
+  ASSERT_EQ(kinds.known_bugs.size(), 2u);
+  EXPECT_EQ(kinds.known_bugs[0].kind, "nondeterministic");
+  EXPECT_EQ(kinds.known_bugs[1].kind, "timeout");
+  EXPECT_NE(error_of(c.add("unsupported.ir", "# compiler: openvino\n# expect: unsupported|accuracy|compile|x\n" +
+                                                  std::string(kMul)))
+                .find("is neither ok nor a failure signature"),
+            std::string::npos)
+      << "unsupported is no finding";
 }
 
 TEST(Corpus, MalformedCompilerHeadersAreLocatedErrors) {
