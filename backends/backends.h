@@ -27,6 +27,9 @@ struct Backend {
   uint32_t motif_percent = 0;
   // The dtypes it computes as declared (GeneratorOptions::dtypes; empty: all).
   std::vector<DType> dtypes;
+  // Whether it can be handed a program (GeneratorOptions::can_take; empty: any): an ONNX
+  // backend takes only what the exporter has a form for.
+  std::function<bool(const Program&)> can_take;
   // Ops drawn in fewer float dtypes than float_dtypes (GeneratorOptions::op_float_dtypes).
   std::map<std::string, std::vector<DType>> op_float_dtypes;
   // Variant pairs whose outputs a default check also compares with each other.

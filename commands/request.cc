@@ -96,6 +96,7 @@ GeneratorOptions generator_options(const CheckRequest& r) {
   g.motif_percent = r.motifs >= 0 ? static_cast<uint32_t>(r.motifs) : backend.motif_percent;
   if (r.float_dtypes.empty()) g.op_float_dtypes = backend.op_float_dtypes;  // --float-dtypes says all
   g.dtypes = backend.dtypes;
+  g.can_take = backend.can_take;
   const std::string dtypes = r.float_dtypes.empty() ? backend.float_dtypes : r.float_dtypes;
   if (!dtypes.empty()) {
     g.float_dtypes.clear();

@@ -108,7 +108,8 @@ Program generate_program(uint64_t seed, const GeneratorOptions& options) {
     // The first draw is the seed's own stream: without declared dtypes nothing changes.
     PcgChoices choices(draw == 0 ? seed : hash_mix(seed, static_cast<size_t>(draw)));
     Program p = generate_program(choices, options);
-    if (draw + 1 == kMaxDtypeDraws || uses_only_dtypes(p, options.dtypes)) return p;
+    const bool takes = uses_only_dtypes(p, options.dtypes) && (!options.can_take || options.can_take(p));
+    if (draw + 1 == kMaxDtypeDraws || takes) return p;
   }
 }
 

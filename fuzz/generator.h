@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -54,6 +55,10 @@ struct GeneratorOptions {
   // from a stream derived from the seed and the draw's number, while a program has another
   // (at most kMaxDtypeDraws draws; the last is kept whatever it holds).
   std::vector<DType> dtypes;
+  // Whether the compiler under test can be handed the program at all (an ONNX backend: whether
+  // the exporter has a form for it); empty: every program. A program it cannot take is drawn
+  // again, as one outside `dtypes` is.
+  std::function<bool(const Program&)> can_take;
 };
 
 inline constexpr int kMaxDtypeDraws = 64;

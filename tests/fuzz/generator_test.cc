@@ -203,3 +203,38 @@ TEST(Generator, WeightFlagsAreParsedStrictly) {
 
 }  // namespace
 }  // namespace difftest
+
+namespace difftest {
+namespace {
+
+bool calls_op(const Program& p, const std::string& op) {
+  for (const Binding& b : p.bindings()) {
+    if (b.is_call() && b.op().name == op) return true;
+  }
+  return false;
+}
+
+// A compiler under test that declares what it runs gets only such programs, the same ones
+// every time; one that declares nothing gets the seed's own program (the checked-in hashes).
+TEST(Generator, DrawsAgainUntilTheCompilerDeclaresItRunsTheProgram) {
+  GeneratorOptions takes_only_f32;
+  takes_only_f32.float_dtypes = {DType::f32};  // as a backend that declares dtypes draws
+  takes_only_f32.dtypes = {DType::f32, DType::boolean, DType::i32, DType::i64, DType::i8, DType::u8};
+  takes_only_f32.can_take = [](const Program& p) { return !calls_op(p, "floor_mod"); };
+  int redrawn = 0;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    const Program p = generate_program(seed, takes_only_f32);
+    ASSERT_TRUE(uses_only_dtypes(p, takes_only_f32.dtypes)) << "seed " << seed << "\n" << print(p);
+    for (DType t : p.dtypes_computed()) EXPECT_FALSE(t == DType::f16 || t == DType::u32 || t == DType::f64);
+    EXPECT_FALSE(calls_op(p, "floor_mod")) << "seed " << seed;
+    EXPECT_EQ(print(generate_program(seed, takes_only_f32)), print(p)) << "not deterministic, seed " << seed;
+    const Program own = generate_program(seed);
+    redrawn += print(own) != print(p);
+    PcgChoices stream(seed);
+    EXPECT_EQ(print(generate_program(stream, GeneratorOptions{})), print(own)) << "the first draw is the seed's";
+  }
+  EXPECT_GT(redrawn, 100) << "f32-only programs are other programs than the seed's own";
+}
+
+}  // namespace
+}  // namespace difftest
