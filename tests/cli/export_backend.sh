@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # export_backend.sh DIFFTEST SOURCE_DIR OUT_DIR: `difftest export --backend ort` writes the model
-# that backend checks (backends::export_for_ort: the program's hash as the form seed, bf16 edges
+# that backend checks (backends::export_onnx_model: the program's hash as the form seed, bf16 edges
 # as f32), not the default form-seed-0 export, and the same bytes every time.
 set -u
 difftest=$1 src=$2 out=$3
