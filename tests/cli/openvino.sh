@@ -4,7 +4,7 @@
 # every level; a program computing in f64 `unsupported` with the documented reason; a refused
 # compile (a level copied with a plugin setting OpenVINO rejects) reduced, its repro.py run on
 # the pinned openvino, failing at that level and passing at `accuracy`, and issue.md in
-# OpenVINO's bug form.
+# OpenVINO's bug form; a crash of OpenVINO reproduced by repro.py as a FAIL line.
 set -u
 difftest=$1 src=$2 build=$3
 tmp=$(mktemp -d)
@@ -56,4 +56,11 @@ grep -q "^PASS level 'accuracy'" "$tmp/repro" || fail "repro.py does not pass th
 grep -q "^### OpenVINO Version" "$tmp/r/issue.md" && grep -q "^2026.4.1 (pip wheel from PyPI)" "$tmp/r/issue.md" ||
   fail "issue.md is not OpenVINO's form with the version"
 grep -q "^compile_reject at configuration 'fastest'" "$tmp/r/issue.md" || fail "issue.md does not describe the failure"
+
+# A crash of OpenVINO (a kept finding) is a FAIL line of repro.py, not the end of it.
+"$difftest" reduce "$src/corpus/external/openvino/conv1d_dilated_strided_padded_crash.ir" --backend openvino \
+  --out "$tmp/c" > "$tmp/out" 2>&1
+[ $? -eq 1 ] || fail "reduce of the crashing conv should end with the crash reproduced"
+reproduce "repro.py of the crash" "$python" "$tmp/c/repro.py"
+grep -q "^FAIL level 'accuracy': OpenVINO's process died of signal 11" "$tmp/repro" || fail "the crash is no FAIL line"
 echo ok
