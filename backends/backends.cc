@@ -6,7 +6,6 @@
 #include <memory>
 #include <mutex>
 
-#include "backends/kit/model_files.h"
 #include "backends/manifest/manifest_compiler.h"
 #include "backends/onnxruntime/ort_compiler.h"
 #include "backends/onnxruntime/ort_session.h"
@@ -28,16 +27,6 @@ std::vector<std::pair<std::string, std::string>> each_against(const std::string&
 
 }  // namespace
 
-// Whether the exporter has an ONNX form for `p` that ONNX's type inference accepts.
-bool has_onnx_form(const Program& p) {
-  try {
-    export_onnx_model(p);
-    return true;
-  } catch (const interop::Unsupported&) {
-    return false;
-  }
-}
-
 // The compilers of the backends manifests describe; never removed, so the references
 // find_backend returns stay valid.
 std::vector<std::unique_ptr<oracle::CompilerUnderTest>>& manifest_compilers() {
@@ -54,7 +43,7 @@ Backend manifest_backend(Manifest m, const std::string& name) {
   b.cross_checks = m.cross_checks;
   b.float_dtypes = m.float_dtypes;
   b.dtypes = m.dtypes;
-  if (m.model_format == ModelFormat::Onnx) b.can_take = has_onnx_form;
+
   b.wraps_integer_overflow = m.wraps_integer_overflow;
   b.computes_half_in_f32 = m.computes_half_in_f32;
   b.why_missing = [m] { return manifest_worker_missing(m); };
@@ -62,6 +51,7 @@ Backend manifest_backend(Manifest m, const std::string& name) {
   const oracle::CompilerUnderTest* compiler = manifest_compilers().back().get();
   b.compiler = compiler;
   b.version_of = [compiler] { return manifest_compiler_version(*compiler); };
+  b.can_take = [compiler](const Program& p) { return manifest_compiler_has_model(*compiler, p); };
   return b;
 }
 
@@ -145,7 +135,7 @@ const std::vector<Backend>& all_backends() {
     ort.motif_percent = 30;
     // Its CPU provider lacks f16 Div, Add and most other f16 kernels and runs them in f32.
     ort.computes_half_in_f32 = true;
-    ort.can_take = has_onnx_form;
+    ort.can_take = ort_has_model;
     // Its CPU Conv and ConvTranspose kernels are f32 only (f16 on arm64): in f16 or f64 the whole
     // program would be unsupported.
     for (const char* conv : {"conv1d", "conv2d", "conv_transpose1d"}) ort.op_float_dtypes[conv] = {DType::f32};

@@ -1,5 +1,10 @@
 #include "backends/kit/reproducer_data.h"
 
+#include <fmt/format.h>
+#include <sys/utsname.h>
+
+#include <fstream>
+
 #include "exporters/expected_results.h"
 #include "oracle/check/expected_results.h"
 
@@ -23,6 +28,19 @@ nlohmann::json reproducer_data(const WorkerModel& model, const Program& p, const
   data["outputs"] = exporters::expected_outputs_json(expected, output_names);
   data["allowance"] = expected.allowance;
   return data;
+}
+
+std::string os_description() {
+  std::ifstream f("/etc/os-release");
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind("PRETTY_NAME=", 0) == 0) {
+      std::string v = line.substr(12);
+      if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
+      return v;
+    }
+  }
+  utsname u{};
+  return ::uname(&u) == 0 ? fmt::format("{} {}", u.sysname, u.release) : "Linux";
 }
 
 }  // namespace difftest::backends

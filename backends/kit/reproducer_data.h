@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "backends/kit/model_files.h"
 #include "oracle/check/check.h"
@@ -15,5 +16,9 @@ namespace difftest::backends {
 // allowance judges (expected_results).
 nlohmann::json reproducer_data(const WorkerModel& model, const Program& p, const oracle::Case& c,
                                oracle::VerdictKind failing_kind, const oracle::CheckOptions& options);
+
+// The operating system a report names: /etc/os-release's PRETTY_NAME ("Debian GNU/Linux 12
+// (bookworm)"), else the kernel's name and release.
+std::string os_description();
 
 }  // namespace difftest::backends

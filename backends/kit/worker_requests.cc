@@ -43,8 +43,8 @@ std::string last_line(const std::string& text) {
   return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
-PreparedModel::PreparedModel(const Program& p, ModelFormat format, const std::string& tag)
-    : text(print(p)), format(format) {
+PreparedModel::PreparedModel(const Program& p, std::string text, ModelFormat format, const std::string& tag)
+    : text(std::move(text)), format(format) {
   static std::atomic<uint64_t> next{0};
   dir = fs::temp_directory_path() / fmt::format("difftest-{}-{}-{}", tag, ::getpid(), ++next);
   fs::create_directories(dir);
@@ -71,7 +71,7 @@ const PreparedModel& ModelCache::prepare(const Program& p, ModelFormat format) {
       return *recent_.front();
     }
   }
-  recent_.push_front(std::make_unique<PreparedModel>(p, format, tag_));
+  recent_.push_front(std::make_unique<PreparedModel>(p, text, format, tag_));
   while (recent_.size() > kKept) recent_.pop_back();
   return *recent_.front();
 }

@@ -26,7 +26,8 @@ std::string last_line(const std::string& text);
 // A program's model, written once into a directory of its own where each request's case files
 // and answers go too; the directory is removed with it.
 struct PreparedModel {
-  PreparedModel(const Program& p, ModelFormat format, const std::string& tag);
+  // `text` is print(p), which identifies it.
+  PreparedModel(const Program& p, std::string text, ModelFormat format, const std::string& tag);
   ~PreparedModel();
   PreparedModel(const PreparedModel&) = delete;
   PreparedModel& operator=(const PreparedModel&) = delete;

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/utsname.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -38,13 +37,6 @@ std::string manifest_worker_missing(const Manifest& m) {
 }
 
 namespace {
-
-// "Linux 6.1.0-18-amd64 x86_64", for reports.
-std::string platform() {
-  struct utsname u;
-  if (::uname(&u) != 0) return "(unknown)";
-  return fmt::format("{} {} {}", u.sysname, u.release, u.machine);
-}
 
 // Replaces every {{key}} of `text`.
 std::string filled(std::string text, const std::map<std::string, std::string>& values) {
@@ -178,7 +170,7 @@ class ManifestCompiler final : public LevelCompiler {
                                                        {"verdict", oracle::verdict_kind_name(failure.kind)},
                                                        {"message", failure.message},
                                                        {"program", print(p)},
-                                                       {"platform", platform()},
+                                                       {"platform", os_description()},
                                                        {"python_check", exporters::python_check_function()}};
     for (const auto& [name, path] : m_.reproducer) {
       std::ifstream in(path, std::ios::binary);
@@ -196,6 +188,11 @@ class ManifestCompiler final : public LevelCompiler {
                                       "`expected.json` holds the failing inputs, the reference values and the allowance"};
     for (const auto& [name, path] : m_.reproducer) files.push_back(fmt::format("`{}` (from {})", name, path));
     return fmt::format("{}", fmt::join(files, "; "));
+  }
+
+  bool has_model(const Program& p) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return models_.prepare(p, m_.model_format).unsupported.empty();
   }
 
   std::string version() const {
@@ -279,10 +276,18 @@ class ManifestCompiler final : public LevelCompiler {
 
 }  // namespace
 
-std::string manifest_compiler_version(const oracle::CompilerUnderTest& compiler) {
+const ManifestCompiler& as_manifest_compiler(const oracle::CompilerUnderTest& compiler) {
   const auto* m = dynamic_cast<const ManifestCompiler*>(&compiler);
   DT_CHECK(m != nullptr, "not a manifest's compiler: " + compiler.name());
-  return m->version();
+  return *m;
+}
+
+std::string manifest_compiler_version(const oracle::CompilerUnderTest& compiler) {
+  return as_manifest_compiler(compiler).version();
+}
+
+bool manifest_compiler_has_model(const oracle::CompilerUnderTest& compiler, const Program& p) {
+  return as_manifest_compiler(compiler).has_model(p);
 }
 
 std::unique_ptr<oracle::CompilerUnderTest> make_manifest_compiler(Manifest manifest, std::string flag) {

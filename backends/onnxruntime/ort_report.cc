@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/utsname.h>
 
 #include <filesystem>
 #include <fstream>
@@ -21,22 +20,8 @@
 namespace difftest::backends {
 
 namespace fs = std::filesystem;
-using exporters::hex_of;
 
 namespace {
-
-std::string os_name() {
-  std::ifstream f("/etc/os-release");
-  for (std::string line; std::getline(f, line);) {
-    if (line.rfind("PRETTY_NAME=", 0) == 0) {
-      std::string v = line.substr(12);
-      if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
-      return v;
-    }
-  }
-  utsname u{};
-  return ::uname(&u) == 0 ? fmt::format("{} {}", u.sysname, u.release) : "Linux";
-}
 
 // The self-checking reproducers: the data (model, inputs, reference values and the difference
 // allowed per element, -1 where an element is not compared) as one JSON blob both read.
@@ -293,7 +278,7 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
   out += wrong_result ? "### Urgency\n\nA silent wrong result, no crash or error.\n\n"
                       : fmt::format("### Urgency\n\nA valid model that cannot run at these levels ({}).\n\n",
                                     oracle::verdict_kind_name(f.kind));
-  out += fmt::format("### Platform\n\nLinux\n\n### OS Version\n\n{}\n\n", os_name());
+  out += fmt::format("### Platform\n\nLinux\n\n### OS Version\n\n{}\n\n", os_description());
   out +=
       fmt::format("### ONNX Runtime Installation\n\nReleased Package (npm onnxruntime-node {})\n\n", install.version);
   out += fmt::format("### ONNX Runtime Version or Commit ID\n\n{}\n\n", install.version);

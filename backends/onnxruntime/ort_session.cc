@@ -94,6 +94,12 @@ bool is_missing_kernel(const std::string& error) {
 // The one worker of this process, and the models of the programs it was last given.
 class OrtWorker {
  public:
+  // Prepared here, the program's model is not exported again when it is checked.
+  bool has_model(const Program& p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return models_.prepare(p, ModelFormat::Onnx).unsupported.empty();
+  }
+
   ChildOutcome run(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
                    const IsolationLimits& limits) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -175,6 +181,8 @@ OrtWorker& the_worker() {
 }
 
 }  // namespace
+
+bool ort_has_model(const Program& p) { return the_worker().has_model(p); }
 
 ChildOutcome ort_run(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
                      const IsolationLimits& limits) {

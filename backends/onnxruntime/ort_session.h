@@ -34,6 +34,10 @@ struct OrtInstall {
 };
 OrtInstall ort_install();
 
+// Whether `p` has an ONNX model ORT can be handed (the generator's Backend::can_take); the model
+// stays prepared for the check that follows.
+bool ort_has_model(const Program& p);
+
 // `variant` of `p` on `cases` in the worker: what an isolated child would return.
 oracle::ChildOutcome ort_run(const Program& p, const oracle::Variant& variant,
                              const std::vector<const oracle::Case*>& cases, const oracle::IsolationLimits& limits);

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "compiler/ir/parser.h"
+#include "compiler/ir/printer.h"
 #include "oracle/check/wire.h"
 
 namespace difftest::backends {
@@ -27,7 +28,7 @@ const Program& program() {
 }
 
 struct Request {
-  PreparedModel prepared{program(), ModelFormat::Text, "worker_requests_test"};
+  PreparedModel prepared{program(), print(program()), ModelFormat::Text, "worker_requests_test"};
   oracle::Case c0 = oracle::make_case(program(), {{"n", 2}}, oracle::CaseOptions{});
   oracle::Case c1 = oracle::make_case(program(), {{"n", 3}}, oracle::CaseOptions{});
   std::vector<const oracle::Case*> cases = {&c0, &c1};
