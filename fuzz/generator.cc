@@ -109,7 +109,7 @@ Program generate_program(uint64_t seed, const GeneratorOptions& options) {
     PcgChoices choices(draw == 0 ? seed : hash_mix(seed, static_cast<size_t>(draw)));
     Program p = generate_program(choices, options);
     const bool takes = uses_only_dtypes(p, options.dtypes) && (!options.can_take || options.can_take(p));
-    if (draw + 1 == kMaxDtypeDraws || takes) return p;
+    if (draw + 1 == kMaxDraws || takes) return p;
   }
 }
 

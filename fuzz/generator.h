@@ -53,7 +53,7 @@ struct GeneratorOptions {
   // The dtypes a program may compute in (empty: any): what a compiler under test declares it computes
   // as declared (an OpenVINO CPU converts f64, i64 and u32). generate_program(seed) draws again,
   // from a stream derived from the seed and the draw's number, while a program has another
-  // (at most kMaxDtypeDraws draws; the last is kept whatever it holds).
+  // (at most kMaxDraws draws; the last is kept whatever it holds).
   std::vector<DType> dtypes;
   // Whether the compiler under test can be handed the program at all (an ONNX backend: whether
   // the exporter has a form for it); empty: every program. A program it cannot take is drawn
@@ -61,7 +61,7 @@ struct GeneratorOptions {
   std::function<bool(const Program&)> can_take;
 };
 
-inline constexpr int kMaxDtypeDraws = 64;
+inline constexpr int kMaxDraws = 64;
 
 // Every op in the registry with its default weight.
 const std::map<std::string, uint32_t>& default_op_weights();
