@@ -81,9 +81,9 @@ WorkerModel export_onnx_model(const Program& p) {
   const ::onnx::ModelProto m = interop::export_program(p, options);
   // ORT loads a model only if ONNX's type inference accepts it; the exporter writes some ops in
   // dtypes their schemas do not list (bf16 Sin), which is the export's limit, not ORT's finding.
+  auto typed = std::make_shared<::onnx::ModelProto>(m);
   try {
-    ::onnx::ModelProto typed = m;
-    ::onnx::shape_inference::InferShapes(typed, ::onnx::OpSchemaRegistry::Instance(),
+    ::onnx::shape_inference::InferShapes(*typed, ::onnx::OpSchemaRegistry::Instance(),
                                          ::onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
   } catch (const std::exception& e) {
     throw interop::Unsupported("ONNX type inference",
@@ -91,6 +91,7 @@ WorkerModel export_onnx_model(const Program& p) {
   }
   WorkerModel model;
   DT_CHECK(m.SerializeToString(&model.bytes), "an exported model did not serialize");
+  model.typed = std::move(typed);
   std::set<std::string> extents;
   for (const auto& prop : m.metadata_props()) {
     if (prop.key() != interop::kExtentInputsKey) continue;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -14,6 +15,10 @@
 #include "interop/onnx/tensor_proto.h"
 #include "oracle/check/case.h"
 #include "oracle/check/compiler.h"
+
+namespace onnx {
+class ModelProto;
+}  // namespace onnx
 
 namespace difftest::backends {
 
@@ -37,6 +42,9 @@ struct WorkerModel {
     DType dtype = DType::f32;
   };
   std::vector<Input> inputs;
+  // ONNX: the model as ONNX's type inference left it (the type of every value), which a
+  // backend's table of kernels is checked against (backends/onnxruntime/ort_kernels.h).
+  std::shared_ptr<const ::onnx::ModelProto> typed;
   // The file name a worker is given it under: "model.onnx" or "program.ir".
   std::string file_name() const;
   // The dtype a program value of `t` crosses the boundary in (ONNX: bf16 as f32).

@@ -13,6 +13,7 @@
 
 #include "backends/kit/model_files.h"
 #include "backends/kit/worker_requests.h"
+#include "backends/onnxruntime/ort_kernels.h"
 #include "compiler/ir/diagnostics.h"
 #include "oracle/isolate/worker_process.h"
 
@@ -97,7 +98,8 @@ class OrtWorker {
   // Prepared here, the program's model is not exported again when it is checked.
   bool has_model(const Program& p) {
     std::lock_guard<std::mutex> lock(mutex_);
-    return models_.prepare(p, ModelFormat::Onnx).unsupported.empty();
+    const PreparedModel& prepared = models_.prepare(p, ModelFormat::Onnx);
+    return prepared.unsupported.empty() && ort_missing_kernel(*prepared.model.typed).empty();
   }
 
   ChildOutcome run(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,

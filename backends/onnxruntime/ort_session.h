@@ -34,8 +34,9 @@ struct OrtInstall {
 };
 OrtInstall ort_install();
 
-// Whether `p` has an ONNX model ORT can be handed (the generator's Backend::can_take); the model
-// stays prepared for the check that follows.
+// Whether `p` has an ONNX model ORT can be handed and a CPU kernel for each of its nodes (the
+// generator's Backend::can_take; ort_kernels.h); the model stays prepared for the check that
+// follows.
 bool ort_has_model(const Program& p);
 
 // `variant` of `p` on `cases` in the worker: what an isolated child would return.
