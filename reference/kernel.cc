@@ -31,9 +31,10 @@ Tensor KernelContext::floats(size_t result, std::vector<int64_t> shape, const st
   // x times it (tolerance/error_model.h, kSigmoidCancels).
   const std::string& op = binding.op().name;
   const double scale = op == "gelu" ? 1.0 : op == "silu" ? 0.5 : 0.0;
+  const bool sigmoid = op == "sigmoid";
   std::vector<double> rounded(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
-    const double magnitude = op == "sigmoid" ? 0.5
+    const double magnitude = sigmoid ? 0.5
                              : scale > 0    ? scale * std::fabs(arg(0).get(static_cast<int64_t>(i)))
                                             : 0.0;
     rounded[i] = perturbation->round(function ? perturbation->function_error(v[i], t, magnitude) : v[i], t);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numbers>
 
 #include "compiler/ir/diagnostics.h"
@@ -145,48 +146,82 @@ double smallest_normal(DType t) {
   }
 }
 
+std::optional<UnaryRule> unary_rule(const std::string& op) {
+  static const std::map<std::string, UnaryRule> rules = {
+      {"exp", UnaryRule::Exp},         {"log", UnaryRule::Log},       {"sqrt", UnaryRule::Sqrt},
+      {"rsqrt", UnaryRule::Rsqrt},     {"tanh", UnaryRule::Tanh},     {"sigmoid", UnaryRule::Sigmoid},
+      {"erf", UnaryRule::Erf},         {"silu", UnaryRule::Silu},     {"gelu", UnaryRule::Gelu},
+      {"sin", UnaryRule::Sin},         {"cos", UnaryRule::Cos},       {"floor", UnaryRule::Floor},
+      {"round", UnaryRule::Round},     {"neg", UnaryRule::Neg},       {"abs", UnaryRule::Abs},
+      {"relu", UnaryRule::Relu},       {"leaky_relu", UnaryRule::LeakyRelu}, {"clip", UnaryRule::Clip}};
+  const auto found = rules.find(op);
+  return found == rules.end() ? std::nullopt : std::optional<UnaryRule>(found->second);
+}
+
+std::optional<BinaryRule> binary_rule(const std::string& op) {
+  static const std::map<std::string, BinaryRule> rules = {
+      {"add", BinaryRule::Add},         {"sub", BinaryRule::Sub},         {"mul", BinaryRule::Mul},
+      {"div", BinaryRule::Div},         {"pow", BinaryRule::Pow},         {"maximum", BinaryRule::Maximum},
+      {"minimum", BinaryRule::Minimum}, {"atan2", BinaryRule::Atan2},     {"floor_divide", BinaryRule::FloorDivide},
+      {"floor_mod", BinaryRule::FloorMod}};
+  const auto found = rules.find(op);
+  return found == rules.end() ? std::nullopt : std::optional<BinaryRule>(found->second);
+}
+
 ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DType out, double alpha, double lo,
                         double hi) {
+  const std::optional<UnaryRule> rule = unary_rule(op);
+  DT_CHECK(rule.has_value(), fmt::format("no unary error rule for '{}'", op));
+  return unary_bound(*rule, a, ea, r, out, alpha, lo, hi);
+}
+
+ScalarBound binary_bound(const std::string& op, double a, double ea, double b, double eb, double r, DType out) {
+  const std::optional<BinaryRule> rule = binary_rule(op);
+  DT_CHECK(rule.has_value(), fmt::format("no binary error rule for '{}'", op));
+  return binary_bound(*rule, a, ea, b, eb, r, out);
+}
+
+ScalarBound unary_bound(UnaryRule op, double a, double ea, double r, DType out, double alpha, double lo, double hi) {
   ScalarBound b;
   const double u = unit_roundoff(out);
-  if (op == "exp") {
+  if (op == UnaryRule::Exp) {
     b.err = endpoint_spread([](double x) { return std::exp(x); }, a, ea, r) + libm(r, out);
-  } else if (op == "log") {
+  } else if (op == UnaryRule::Log) {
     b.uncertain = a - ea <= 0;
     if (!b.uncertain) b.err = endpoint_spread([](double x) { return std::log(x); }, a, ea, r) + libm(r, out);
-  } else if (op == "sqrt") {
+  } else if (op == UnaryRule::Sqrt) {
     b.uncertain = a - ea < 0;
     if (!b.uncertain) b.err = endpoint_spread([](double x) { return std::sqrt(x); }, a, ea, r) + 2 * rounding_error(r, out);
-  } else if (op == "rsqrt") {
+  } else if (op == UnaryRule::Rsqrt) {
     b.uncertain = a - ea <= 0;
     if (!b.uncertain) {
       b.err = endpoint_spread([](double x) { return 1 / std::sqrt(x); }, a, ea, r) + 4 * rounding_error(r, out);
     }
-  } else if (op == "tanh") {
+  } else if (op == UnaryRule::Tanh) {
     b.err = endpoint_spread([](double x) { return std::tanh(x); }, a, ea, r) + libm(r, out);
-  } else if (op == "sigmoid") {
+  } else if (op == UnaryRule::Sigmoid) {
     b.err = endpoint_spread([](double x) { return 1 / (1 + std::exp(-x)); }, a, ea, r) +
             libm_cancelling(r, kSigmoidCancels, out);
-  } else if (op == "erf") {
+  } else if (op == UnaryRule::Erf) {
     b.err = endpoint_spread([](double x) { return std::erf(x); }, a, ea, r) + libm_cancelling(r, kErfApproximated, out);
-  } else if (op == "silu") {
+  } else if (op == UnaryRule::Silu) {
     // silu' is within [-0.1, 1.1]
     b.err = 1.1 * ea + libm_cancelling(r, kSigmoidCancels * std::fabs(a), out) + 2 * u * std::fabs(a);
-  } else if (op == "gelu") {
+  } else if (op == UnaryRule::Gelu) {
     b.err = 1.13 * ea + 2 * libm(r, out) + 2 * u * std::fabs(a);  // gelu' is within [-0.13, 1.13]
-  } else if (op == "sin" || op == "cos") {
+  } else if (op == UnaryRule::Sin || op == UnaryRule::Cos) {
     b.err = std::min(ea, 2.0) + libm(r, out) + 4 * u;  // argument reduction: absolute, not relative
-  } else if (op == "floor" || op == "round") {
-    const auto step = [&op](double x) { return op == "floor" ? std::floor(x) : std::nearbyint(x); };
+  } else if (op == UnaryRule::Floor || op == UnaryRule::Round) {
+    const auto step = [&op](double x) { return op == UnaryRule::Floor ? std::floor(x) : std::nearbyint(x); };
     b.uncertain = step(a - ea) != step(a + ea);
     if (b.uncertain) b.choices = integer_choices(step(a - ea), step(a + ea), [](double k) { return k; }, out);
-  } else if (op == "neg" || op == "abs") {
+  } else if (op == UnaryRule::Neg || op == UnaryRule::Abs) {
     b.err = ea;
-  } else if (op == "relu") {  // monotone: the operand's interval maps onto an interval, 0 below zero
+  } else if (op == UnaryRule::Relu) {  // monotone: the operand's interval maps onto an interval, 0 below zero
     b.err = endpoint_spread([](double x) { return std::max(x, 0.0); }, a, ea, r);
-  } else if (op == "leaky_relu") {
+  } else if (op == UnaryRule::LeakyRelu) {
     b.err = std::max(1.0, std::fabs(alpha)) * ea + 2 * rounding_error(r, out);
-  } else if (op == "clip") {
+  } else if (op == UnaryRule::Clip) {
     // Monotone: the operand's interval clipped, never wider than [lo, hi]; the limits
     // themselves are rounded to the dtype (one rounding of r, which lies between them).
     b.err = endpoint_spread([lo, hi](double x) { return std::min(std::max(x, lo), hi); }, a, ea, r) +
@@ -196,26 +231,26 @@ ScalarBound unary_bound(const std::string& op, double a, double ea, double r, DT
     const bool clipped = a + ea < lo || a - ea > hi;
     if (clipped && round_to_float_dtype(r, out) == r) b.err = 0;
   } else {
-    DT_CHECK(false, fmt::format("no unary error rule for '{}'", op));
+    DT_CHECK(false, "a unary rule without a bound");
   }
   return b;
 }
 
-ScalarBound binary_bound(const std::string& op, double a, double ea, double b, double eb, double r, DType out) {
+ScalarBound binary_bound(BinaryRule op, double a, double ea, double b, double eb, double r, DType out) {
   ScalarBound s;
-  if (op == "add" || op == "sub") {
+  if (op == BinaryRule::Add || op == BinaryRule::Sub) {
     s.err = ea + eb + rounding_error(std::fabs(r) + ea + eb, out);
-  } else if (op == "mul") {
+  } else if (op == BinaryRule::Mul) {
     const double p = std::fabs(b) * ea + std::fabs(a) * eb + ea * eb;
     s.err = p + rounding_error(std::fabs(r) + p, out);
-  } else if (op == "div") {
+  } else if (op == BinaryRule::Div) {
     s.uncertain = std::fabs(b) <= eb;
     if (!s.uncertain) {
       const double q = (ea + std::fabs(r) * eb) / (std::fabs(b) - eb);
       // Two roundings: x * (1 / y), the reciprocal form kernel libraries and fast-math use.
       s.err = q + 2 * rounding_error(std::fabs(r) + q, out);
     }
-  } else if (op == "pow") {
+  } else if (op == BinaryRule::Pow) {
     const bool perturbed = ea > 0 || eb > 0;
     s.uncertain = perturbed && a - ea <= 0;
     if (!s.uncertain) {
@@ -227,11 +262,11 @@ ScalarBound binary_bound(const std::string& op, double a, double ea, double b, d
       }
       s.err = spread + libm(r, out);
     }
-  } else if (op == "maximum" || op == "minimum") {
+  } else if (op == BinaryRule::Maximum || op == BinaryRule::Minimum) {
     // Monotone in both operands: the extremes are at the corners where both move together.
-    const auto f = [&op](double x, double y) { return op == "maximum" ? std::max(x, y) : std::min(x, y); };
+    const auto f = [&op](double x, double y) { return op == BinaryRule::Maximum ? std::max(x, y) : std::min(x, y); };
     s.err = std::max(std::fabs(f(a - ea, b - eb) - r), std::fabs(f(a + ea, b + eb) - r));
-  } else if (op == "atan2") {
+  } else if (op == BinaryRule::Atan2) {
     const double e = ea + eb, rho = std::hypot(a, b);
     // A zero's sign is not in the bounds: round(x) of an x within its error of zero, or a product
     // with an exact zero, is +0 in one correct implementation and -0 in another, and atan2(+-0, b)
@@ -245,7 +280,7 @@ ScalarBound binary_bound(const std::string& op, double a, double ea, double b, d
       s.err = std::atan((std::fabs(a) + ea) / (-b - eb)) + libm(std::numbers::pi, out) + 4 * unit_roundoff(out);
       s.choices = {round_to_float_dtype(std::numbers::pi, out), round_to_float_dtype(-std::numbers::pi, out)};
     }
-  } else if (op == "floor_divide" || op == "floor_mod") {
+  } else if (op == BinaryRule::FloorDivide || op == BinaryRule::FloorMod) {
     s.uncertain = std::fabs(b) <= eb;
     if (!s.uncertain) {
       const double q = a / b;
@@ -256,7 +291,7 @@ ScalarBound binary_bound(const std::string& op, double a, double ea, double b, d
       const double k_lo = std::floor(q - eq), k_hi = std::floor(q + eq);
       s.uncertain = k_lo != k_hi;
       const double k_max = std::max(std::fabs(k_lo), std::fabs(k_hi));
-      if (op == "floor_mod") {
+      if (op == BinaryRule::FloorMod) {
         // a - k b for each quotient k the floor may take: a remainder in [0, b) or, for a
         // quotient rounded up to an integer, just outside it.
         s.err = ea + k_max * eb + eb + rounding_error(std::fabs(a) + k_max * std::fabs(b), out);
@@ -266,7 +301,7 @@ ScalarBound binary_bound(const std::string& op, double a, double ea, double b, d
       }
     }
   } else {
-    DT_CHECK(false, fmt::format("no binary error rule for '{}'", op));
+    DT_CHECK(false, "a binary rule without a bound");
   }
   return s;
 }

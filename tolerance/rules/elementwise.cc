@@ -22,18 +22,21 @@ void unary(RuleContext& c) {
   const double alpha = op == "leaky_relu" ? c.attrs().get_float("alpha") : 0.0;
   const double lo = op == "clip" ? c.attrs().get_float("min") : -INFINITY;
   const double hi = op == "clip" ? c.attrs().get_float("max") : INFINITY;
+  const std::optional<UnaryRule> rule = unary_rule(op);
+  DT_CHECK(rule.has_value() || !is_float(out.dtype), fmt::format("no unary error rule for '{}'", op));
+  const bool neg = op == "neg", abs = op == "abs";
   for (size_t i = 0; i < out.ref.size(); ++i) {
     out.uncertain[i] = a.uncertain[i];
     if (!is_float(out.dtype)) {
-      if (op == "neg" || op == "abs") mark_integer_overflow(c, out, i, op == "neg" ? -a.ref[i] : std::fabs(a.ref[i]));
+      if (neg || abs) mark_integer_overflow(c, out, i, neg ? -a.ref[i] : std::fabs(a.ref[i]));
       continue;
     }
-    const ScalarBound s = unary_bound(op, a.ref[i], a.err[i], out.ref[i], out.dtype, alpha, lo, hi);
+    const ScalarBound s = unary_bound(*rule, a.ref[i], a.err[i], out.ref[i], out.dtype, alpha, lo, hi);
     out.err[i] = s.err;
     out.uncertain[i] = out.uncertain[i] || s.uncertain;
     keep_choices(out, i, a.uncertain[i], s);
     if (quadrature(c.opt) && a.err[i] > 0) {
-      const double inherited = s.err - unary_bound(op, a.ref[i], 0, out.ref[i], out.dtype, alpha, lo, hi).err;
+      const double inherited = s.err - unary_bound(*rule, a.ref[i], 0, out.ref[i], out.dtype, alpha, lo, hi).err;
       set_spread(c, out, i, inherited * spread(a, i) / a.err[i], inherited);
     }
   }
@@ -45,7 +48,7 @@ struct OperandShare {
   double bound = 0, sd = 0;
 };
 
-OperandShare operand_share(const std::string& op, const Bounded& a, size_t j, const Bounded& b, size_t k, bool of_a,
+OperandShare operand_share(BinaryRule op, const Bounded& a, size_t j, const Bounded& b, size_t k, bool of_a,
                            double r, DType out) {
   const Bounded& own = of_a ? a : b;
   const size_t at = of_a ? j : k;
@@ -63,11 +66,12 @@ OperandShare operand_share(const std::string& op, const Bounded& a, size_t j, co
 // reciprocal, x * (1 / x), is a legitimate form (docs/tolerance.md) and gives 1 - ulp for some
 // x (OpenVINO's CPU plugin does: floor_divide(x, x) was 0 there), so x / x is 1 within them and
 // floor_divide(x, x) is 0 or 1. False where the rule for distinct operands applies.
-bool same_operand_result(const RuleContext& c, const std::string& op, const Bounded& x, size_t i, Bounded& out) {
+bool same_operand_result(const RuleContext& c, std::optional<BinaryRule> op, const Bounded& x, size_t i,
+                         Bounded& out) {
   const bool nonzero = !x.uncertain[i] && std::fabs(x.ref[i]) > x.err[i];
-  const bool quotient = op == "div" || op == "floor_divide" || op == "floor_mod";
+  const bool quotient = op == BinaryRule::Div || op == BinaryRule::FloorDivide || op == BinaryRule::FloorMod;
   if (quotient && nonzero && is_float(out.dtype)) {
-    const ScalarBound s = binary_bound(op, x.ref[i], 0, x.ref[i], 0, out.ref[i], out.dtype);
+    const ScalarBound s = binary_bound(*op, x.ref[i], 0, x.ref[i], 0, out.ref[i], out.dtype);
     out.err[i] = s.err;
     out.uncertain[i] = s.uncertain;
     keep_choices(out, i, false, s);
@@ -75,7 +79,7 @@ bool same_operand_result(const RuleContext& c, const std::string& op, const Boun
     return true;
   }
   // The binary ops with a bool result are the comparisons.
-  if (out.dtype == DType::boolean || op == "sub" || (quotient && nonzero)) {
+  if (out.dtype == DType::boolean || op == BinaryRule::Sub || (quotient && nonzero)) {
     out.err[i] = 0;
     out.uncertain[i] = 0;
     if (is_float(out.dtype)) set_spread(c, out, i, 0, 0);
@@ -87,10 +91,12 @@ bool same_operand_result(const RuleContext& c, const std::string& op, const Boun
 void binary(RuleContext& c) {
   const Bounded &a = *c.in[0], &b = *c.in[1];
   Bounded& out = c.out[0];
-  const std::string& op = c.binding.op().name;
+  const std::string& name = c.binding.op().name;
+  const std::optional<BinaryRule> op = binary_rule(name);  // nullopt: a comparison
   const auto ia = broadcast_index(a.shape(), out.shape()), ib = broadcast_index(b.shape(), out.shape());
   const bool float_operands = is_float(c.binding.args()[0].type().dtype);
   const bool compare = out.dtype == DType::boolean && float_operands;
+  DT_CHECK(op.has_value() || compare || !float_operands, fmt::format("no binary error rule for '{}'", name));
   const bool same = c.same_args(0, 1);
   for (size_t i = 0; i < out.ref.size(); ++i) {
     const auto j = static_cast<size_t>(ia[i]), k = static_cast<size_t>(ib[i]);
@@ -98,11 +104,11 @@ void binary(RuleContext& c) {
     out.uncertain[i] = a.uncertain[j] || b.uncertain[k];
     if (compare) {
       out.uncertain[i] = out.uncertain[i] || comparison_uncertain(a.ref[j], a.err[j], b.ref[k], b.err[k]);
-    } else if (!float_operands && (op == "add" || op == "sub" || op == "mul")) {
+    } else if (!float_operands && (op == BinaryRule::Add || op == BinaryRule::Sub || op == BinaryRule::Mul)) {
       const double x = a.ref[j], y = b.ref[k];
-      mark_integer_overflow(c, out, i, op == "add" ? x + y : op == "sub" ? x - y : x * y);
+      mark_integer_overflow(c, out, i, op == BinaryRule::Add ? x + y : op == BinaryRule::Sub ? x - y : x * y);
     } else if (float_operands) {
-      const ScalarBound s = binary_bound(op, a.ref[j], a.err[j], b.ref[k], b.err[k], out.ref[i], out.dtype);
+      const ScalarBound s = binary_bound(*op, a.ref[j], a.err[j], b.ref[k], b.err[k], out.ref[i], out.dtype);
       out.err[i] = s.err;
       out.uncertain[i] = out.uncertain[i] || s.uncertain;
       keep_choices(out, i, a.uncertain[j] || b.uncertain[k], s);
@@ -113,7 +119,7 @@ void binary(RuleContext& c) {
       OperandShare sum;
       for (const bool of_a : {true, false}) {
         if ((of_a ? a : b).shape() != out.shape()) continue;
-        const OperandShare share = operand_share(op, a, j, b, k, of_a, out.ref[i], out.dtype);
+        const OperandShare share = operand_share(*op, a, j, b, k, of_a, out.ref[i], out.dtype);
         sum.bound += share.bound;
         sum.sd += share.sd;
       }
