@@ -51,6 +51,7 @@ Backend manifest_backend(Manifest m, const std::string& name) {
   const oracle::CompilerUnderTest* compiler = manifest_compilers().back().get();
   b.compiler = compiler;
   b.version_of = [compiler] { return manifest_compiler_version(*compiler); };
+  b.default_levels_here = [compiler] { return manifest_compiler_default_levels(*compiler); };
   b.can_take = [compiler](const Program& p) { return manifest_compiler_has_model(*compiler, p); };
   return b;
 }

@@ -19,7 +19,11 @@ struct Backend {
   std::string folder;  // its folder under backends/ ("" for the builtin compiler, compiler/)
   const oracle::CompilerUnderTest* compiler = nullptr;
   std::vector<std::string> levels;  // its named variants, lowest first
-  std::vector<std::string> default_opt;
+  std::vector<std::string> default_opt;  // what its default check runs, on any machine
+  // The default check's levels this machine runs natively (empty: default_opt): a level that
+  // needs a capability the CPU lacks (OpenVINO's bf16 inference) is left out here.
+  std::function<std::vector<std::string>()> default_levels_here;
+  std::vector<std::string> default_levels() const { return default_levels_here ? default_levels_here() : default_opt; }
   int default_orders = 0;  // random orders of its steps a default check adds
   // The generator's float dtypes for it (GeneratorOptions::float_dtypes; "": the generator's).
   std::string float_dtypes;

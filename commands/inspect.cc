@@ -223,9 +223,17 @@ int list_faults_command(const Print& out) {
 int backends_command(const Print& out) {
   for (const auto& b : backends::all_backends()) {
     const std::string missing = b.missing();
-    out(fmt::format("{:<9}{}\n         version {}; levels {}; default check {}{}\n         {}\n", b.name,
+    const std::vector<std::string> here = b.default_levels();
+    std::vector<std::string> left_out;
+    for (const auto& l : b.default_opt) {
+      if (std::find(here.begin(), here.end(), l) == here.end()) left_out.push_back(l);
+    }
+    out(fmt::format("{:<9}{}\n         version {}; levels {}; default check {}{}{}\n         {}\n", b.name,
                     b.compiler->identity(), b.version(), fmt::join(b.levels, ", "), fmt::join(b.default_opt, ","),
                     b.default_orders ? fmt::format(" and {} random orders", b.default_orders) : "",
+                    left_out.empty() ? ""
+                                     : fmt::format(" ({} left out here: this CPU does not run them natively)",
+                                                   fmt::join(left_out, ",")),
                     missing.empty() ? "available" : "not available: " + missing));
   }
   return kOk;

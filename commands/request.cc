@@ -40,7 +40,7 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
   options.levels = r.opt == "none" ? std::vector<std::string>{} : split_list(r.opt);
   if (!backend.builtin()) {
     options.compiler = backend.compiler;
-    if (!r.was_given("--opt")) options.levels = backend.default_opt;
+    if (!r.was_given("--opt")) options.levels = backend.default_levels();
     if (!r.passes.empty()) throw UserError(ErrorKind::Usage, "--passes: pass lists are the builtin compiler's");
     if (r.was_given("--orders") && r.orders > 0) {
       throw UserError(ErrorKind::Usage, "--orders: random pass orders are the builtin compiler's");

@@ -11,7 +11,8 @@
 namespace difftest::backends {
 
 nlohmann::json reproducer_data(const WorkerModel& model, const Program& p, const oracle::Case& c,
-                               oracle::VerdictKind failing_kind, const oracle::CheckOptions& options) {
+                               const oracle::Case& judging, oracle::VerdictKind failing_kind,
+                               const oracle::CheckOptions& options) {
   nlohmann::json data = {{"model_format", model_format_name(model.format)},
                          {"model_file", model.file_name()},
                          {"model_hex", exporters::hex_of(model.bytes)},
@@ -22,7 +23,7 @@ nlohmann::json reproducer_data(const WorkerModel& model, const Program& p, const
                               {"shape", t.shape()},
                               {"hex", exporters::hex_of(t.data(), t.nbytes())}});
   }
-  const exporters::ExpectedResults expected = oracle::expected_results(p, c, failing_kind, options);
+  const exporters::ExpectedResults expected = oracle::expected_results(p, judging, failing_kind, options);
   std::vector<std::string> output_names;
   for (const Value& v : p.outputs()) output_names.push_back("%" + v.name());
   data["outputs"] = exporters::expected_outputs_json(expected, output_names);

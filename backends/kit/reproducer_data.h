@@ -13,9 +13,11 @@ namespace difftest::backends {
 
 // {"model_format", "model_file", "model_hex", "inputs": [{name, dtype, shape, hex}], "outputs":
 // [{name, shape, ref_hex, allowed_hex}], "allowance"}; `failing_kind` picks the tier whose
-// allowance judges (expected_results).
+// allowance judges (expected_results). The inputs are `c`'s, the expected outputs `judging`'s:
+// `c` itself, or for a level with a precision the case of the program computed in it.
 nlohmann::json reproducer_data(const WorkerModel& model, const Program& p, const oracle::Case& c,
-                               oracle::VerdictKind failing_kind, const oracle::CheckOptions& options);
+                               const oracle::Case& judging, oracle::VerdictKind failing_kind,
+                               const oracle::CheckOptions& options);
 
 // The operating system a report names: /etc/os-release's PRETTY_NAME ("Debian GNU/Linux 12
 // (bookworm)"), else the kernel's name and release.

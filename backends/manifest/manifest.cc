@@ -118,7 +118,7 @@ Manifest read_manifest(const std::string& path) {
   for (size_t i = 0; i < levels.size(); ++i) {
     const std::string where = fmt::format("levels[{}]", i);
     if (!levels[i].is_object()) r.bad(where, "expected {\"name\": ..., \"steps\": [...]}");
-    r.only(levels[i], where, {"name", "steps", "config"});
+    r.only(levels[i], where, {"name", "steps", "config", "precision", "needs"});
     Level l;
     l.name = r.string(r.required(levels[i], "name", where + ".name"), where + ".name");
     if (l.name.find_first_of(" ~|,") != std::string::npos || l.name.find("-specialized") != std::string::npos) {
@@ -130,6 +130,12 @@ Manifest read_manifest(const std::string& path) {
       if (!levels[i]["config"].is_object()) r.bad(where + ".config", "expected an object (the worker's settings)");
       l.config = levels[i]["config"];
     }
+    if (levels[i].contains("precision")) {
+      const std::string t = r.string(levels[i]["precision"], where + ".precision");
+      if (t != "bf16" && t != "f16") r.bad(where + ".precision", fmt::format("'{}' is not bf16 or f16", t));
+      l.precision = parse_dtype(t);
+    }
+    if (levels[i].contains("needs")) l.needs = r.string(levels[i]["needs"], where + ".needs");
     m.levels.push_back(std::move(l));
   }
   if (j.contains("baseline")) {

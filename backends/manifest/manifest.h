@@ -7,6 +7,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,14 @@ struct Level {
   // What the worker needs to compile it (an object the harness does not read), sent in each run
   // request and written into a reproducer's expected.json.
   nlohmann::json config = nlohmann::json::object();
+  // A level that computes the program's floats in a narrower dtype (an inference precision of
+  // bf16 or f16): judged against the program as tolerance/precision.h narrows it, not the
+  // program's own allowance.
+  std::optional<DType> precision = std::nullopt;
+  // What the compiler must report it can do natively (a capability in its worker's version
+  // answer, such as OpenVINO's "BF16") for the level to join the default check: where it cannot,
+  // the level would compile the wider precision's code and check nothing more.
+  std::string needs;
 };
 
 struct Manifest {

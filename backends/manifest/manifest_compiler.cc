@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "backends/kit/levels.h"
@@ -17,6 +18,7 @@
 #include "compiler/tensor/npy.h"
 #include "exporters/expected_results.h"
 #include "oracle/reduce/bisect.h"
+#include "tolerance/precision.h"
 
 namespace difftest::backends {
 
@@ -67,6 +69,7 @@ class ManifestCompiler final : public LevelCompiler {
     }
     Variant v{VariantKind::Named, name, level->steps};
     v.settings = {{"level", name}};
+    v.precision = level->precision;
     return v;
   }
 
@@ -150,7 +153,13 @@ class ManifestCompiler final : public LevelCompiler {
     const Case c = oracle::make_case(p, binding, options.cases());
     if (c.invalid()) return;
     const Variant& v = failure.variant.tested;
-    nlohmann::json data = reproducer_data(model, p, c, failure.kind, options);
+    // A level with a precision is judged against the program computed in it, on the same inputs.
+    const std::optional<Case> narrowed =
+        v.precision ? std::optional<Case>(oracle::make_case(tolerance::computed_in(p, *v.precision), binding,
+                                                            options.cases(), c.inputs))
+                    : std::nullopt;
+    if (narrowed && narrowed->invalid()) return;
+    nlohmann::json data = reproducer_data(model, p, c, narrowed ? *narrowed : c, failure.kind, options);
     data["backend"] = m_.name;
     data["level"] = level_of(v);
     data["disable"] = disabled_steps(v);
@@ -197,8 +206,32 @@ class ManifestCompiler final : public LevelCompiler {
 
   std::string version() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!version_.empty()) return version_;
-    if (const std::string missing = manifest_worker_missing(m_); !missing.empty()) return "(not installed)";
+    query_version();
+    return version_;
+  }
+
+  // The default check's levels this machine runs natively: those whose `needs` the worker
+  // reports among its capabilities (all, when the worker is not installed: the check then says
+  // so).
+  std::vector<std::string> default_levels() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!manifest_worker_missing(m_).empty()) return m_.default_levels;
+    query_version();
+    std::vector<std::string> out;
+    for (const std::string& name : m_.default_levels) {
+      const Level* level = m_.level(name);
+      if (level->needs.empty() || capabilities_.count(level->needs)) out.push_back(name);
+    }
+    return out;
+  }
+
+ private:
+  void query_version() const {
+    if (!version_.empty()) return;
+    if (const std::string missing = manifest_worker_missing(m_); !missing.empty()) {
+      version_ = "(not installed)";
+      return;
+    }
     IsolationLimits limits;
     limits.cpu_seconds = 60;
     const WorkerAnswer answer =
@@ -210,15 +243,18 @@ class ManifestCompiler final : public LevelCompiler {
         if (reply.value("ok", false) && reply.contains("version") && reply["version"].is_string()) {
           v = reply["version"].get<std::string>();
         }
+        if (reply.contains("capabilities") && reply["capabilities"].is_array()) {
+          for (const auto& c : reply["capabilities"]) {
+            if (c.is_string()) capabilities_.insert(c.get<std::string>());
+          }
+        }
       } catch (const nlohmann::json::exception&) {
         v = "";
       }
     }
     version_ = v.empty() ? "(the worker did not say its version)" : v;
-    return version_;
   }
 
- private:
   static std::string level_of(const Variant& v) { return v.settings.value("level", v.name()); }
 
   // The level's declared steps the variant does not run: those after its bisection limit, and
@@ -272,6 +308,7 @@ class ManifestCompiler final : public LevelCompiler {
   mutable uint64_t requests_ = 0;
   mutable ModelCache models_;
   mutable std::string version_;
+  mutable std::set<std::string> capabilities_;  // what the worker's version answer says it runs natively
 };
 
 }  // namespace
@@ -280,6 +317,10 @@ const ManifestCompiler& as_manifest_compiler(const oracle::CompilerUnderTest& co
   const auto* m = dynamic_cast<const ManifestCompiler*>(&compiler);
   DT_CHECK(m != nullptr, "not a manifest's compiler: " + compiler.name());
   return *m;
+}
+
+std::vector<std::string> manifest_compiler_default_levels(const oracle::CompilerUnderTest& compiler) {
+  return as_manifest_compiler(compiler).default_levels();
 }
 
 std::string manifest_compiler_version(const oracle::CompilerUnderTest& compiler) {

@@ -16,6 +16,9 @@ namespace difftest::backends {
 std::unique_ptr<oracle::CompilerUnderTest> make_manifest_compiler(Manifest manifest, std::string flag);
 // The version a manifest compiler's worker says (asked once), or why it did not say.
 std::string manifest_compiler_version(const oracle::CompilerUnderTest& compiler);
+// Its default check's levels that this machine runs natively (a level's `needs` among the
+// capabilities the worker's version answer lists).
+std::vector<std::string> manifest_compiler_default_levels(const oracle::CompilerUnderTest& compiler);
 // Whether a manifest compiler can be handed `p` in its model format (the generator's
 // Backend::can_take); the model stays prepared for the check that follows.
 bool manifest_compiler_has_model(const oracle::CompilerUnderTest& compiler, const Program& p);

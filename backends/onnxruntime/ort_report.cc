@@ -224,7 +224,7 @@ void write_ort_report(const std::string& dir, const oracle::ReductionReport& r, 
   }
 
   // The reproducers' data.
-  nlohmann::json data = reproducer_data(export_onnx_model(p), p, c, f.kind, options);
+  nlohmann::json data = reproducer_data(export_onnx_model(p), p, c, c, f.kind, options);
   data["level"] = level;
   data["culprits"] = culprits;
   const std::string title =

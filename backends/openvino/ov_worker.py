@@ -15,12 +15,18 @@ import sys
 import time
 
 import numpy as np
-import openvino as ov
+
+# OpenVINO sends a usage event when it is imported (openvino-telemetry, a dependency of the
+# wheel): from a thread, through a forked process that tries the network. Nothing is fetched or
+# sent at run time here, and a fork from a thread of a worker that then crashes (a finding) left
+# that process behind, holding the harness's pipes. Without the module, OpenVINO sends nothing.
+sys.modules["openvino_telemetry"] = None
+import openvino as ov  # noqa: E402
 
 # A level's configuration comes in each request ("config", from manifest.json's levels): the CPU
 # plugin's properties ("plugin") and whether the model is reshaped to each case's static shapes
-# ("static"). COMMON holds what every level shares: f32 inference precision (the allowances are
-# those of the program's own dtypes), one thread, one stream.
+# ("static"). COMMON holds what every level shares: f32 inference precision unless the level says
+# bf16 or f16 (its allowance is then the program computed in that precision), one thread, one stream.
 COMMON = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1, "NUM_STREAMS": 1}
 DTYPES = {"float64": "<f8", "float32": "<f4", "float16": "<f2", "int64": "<i8", "int32": "<i4",
           "int8": "i1", "uint8": "u1", "uint32": "<u4", "bool": "|b1"}
@@ -46,11 +52,23 @@ def read_inputs(req, case):
     return feeds
 
 
+class NotNative(Exception):
+    """The CPU plugin compiled a level of a narrower inference precision in f32."""
+
+
 def compile_model(req, config, shapes=None):
     model = core.read_model(req["model"])
     if shapes is not None:
         model.reshape({name: ov.PartialShape(list(s)) for name, s in shapes.items()})
-    return core.compile_model(model, "CPU", dict(COMMON, **config))
+    compiled = core.compile_model(model, "CPU", dict(COMMON, **config))
+    # A CPU without bf16 (or f16) arithmetic compiles such a level in f32 and says so when asked:
+    # that compile checks nothing the f32 levels do not.
+    asked = dict(COMMON, **config)["INFERENCE_PRECISION_HINT"]
+    got = compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
+    if got != asked:
+        raise NotNative(f"OpenVINO's CPU plugin computes in {got} on this CPU, not in {asked} (its capabilities: "
+                        f"{', '.join(core.get_property('CPU', 'OPTIMIZATION_CAPABILITIES'))})")
+    return compiled
 
 
 def refusal(stage_name, e, case=0):
@@ -59,7 +77,8 @@ def refusal(stage_name, e, case=0):
     lines = [line for line in str(e).splitlines() if line.strip() and not line.startswith("Exception from ")]
     message = "\n".join(lines) if lines else str(e) or type(e).__name__
     return {"ok": False, "stage": stage_name, "case": case, "error": message,
-            "unsupported": stage_name == "compile" and any(u in message for u in UNSUPPORTED)}
+            "unsupported": stage_name == "compile" and (isinstance(e, NotNative) or
+                                                        any(u in message for u in UNSUPPORTED))}
 
 
 def outputs_of(compiled, result, c, req):
@@ -125,7 +144,8 @@ def answer(line):
     except ValueError as e:
         return {"id": None, "ok": False, "stage": "compile", "error": f"not JSON: {e}"}
     if req.get("op") == "version":
-        return {"id": req.get("id"), "ok": True, "version": ov.__version__.split("-")[0]}
+        return {"id": req.get("id"), "ok": True, "version": ov.__version__.split("-")[0],
+                "capabilities": list(core.get_property("CPU", "OPTIMIZATION_CAPABILITIES"))}
     if req.get("op") == "run":
         return dict(run(req), id=req.get("id"))
     return {"id": req.get("id"), "ok": False, "stage": "compile", "error": f"unknown op {req.get('op')}"}
@@ -137,3 +157,9 @@ for line in sys.stdin:
     sys.stderr.flush()
     sys.stdout.write(json.dumps(reply) + "\n")
     sys.stdout.flush()
+# Out of requests (the harness closed our stdin, or exited): leave without the interpreter's
+# finalization, in which OpenVINO's threads can wait forever on a lock (workers were found
+# orphaned that way, holding a test runner's output pipe open).
+sys.stdout.flush()
+sys.stderr.flush()
+os._exit(0)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "compiler/faults/faults.h"
@@ -16,6 +17,7 @@
 #include "reference/inputs.h"
 #include "tolerance/bounds.h"
 #include "tolerance/compare.h"
+#include "tolerance/precision.h"
 
 namespace difftest::oracle {
 
@@ -184,12 +186,50 @@ struct VariantJob {
   const Variant* variant;
   std::vector<const Case*> cases;
   Program compiled;
+  // The cases whose bounds judge its outputs, one per case: the cases themselves, or for a
+  // variant with a precision those of the program computed in it (nullptr: that program has
+  // no finite reference there).
+  std::vector<const Case*> judged_by;
 };
 
-VariantJob job_of(const Program& p, const Variant& variant, std::vector<const Case*> cases) {
+VariantJob job_of(const Program& p, const Variant& variant, std::vector<const Case*> cases,
+                  std::vector<const Case*> judged_by = {}) {
   Program compiled = variant.kind == VariantKind::Specialized ? fix_dims(p, cases.front()->env) : p;
-  return {&variant, std::move(cases), std::move(compiled)};
+  if (judged_by.empty()) judged_by = cases;
+  return {&variant, std::move(cases), std::move(compiled), std::move(judged_by)};
 }
+
+// The cases of `p` computed in narrower precisions (tolerance/precision.h), built for the
+// variants that need them: the same bindings and inputs, the narrowed program's reference.
+class NarrowedCases {
+ public:
+  NarrowedCases(const Program& p, const CheckOptions& options) : p_(p), options_(options) {}
+
+  // The case that judges `variant`'s outputs on `c`: `c` itself without a precision.
+  const Case* judging(const Variant& variant, const Case& c, Verdict& verdict) {
+    if (!variant.precision) return &c;
+    const DType precision = *variant.precision;
+    const auto key = std::make_pair(precision, &c);
+    if (const auto found = cases_.find(key); found != cases_.end()) return found->second.get();
+    if (!programs_.count(precision)) programs_.emplace(precision, tolerance::computed_in(p_, precision));
+    auto narrowed = std::make_unique<Case>(make_case(programs_.at(precision), c.env, options_.cases(), c.inputs));
+    verdict.times.reference += narrowed->reference_ms;
+    const Case* out = narrowed->invalid() ? nullptr : narrowed.get();
+    cases_.emplace(key, std::move(narrowed));
+    return out;
+  }
+  std::vector<const Case*> judging(const Variant& variant, const std::vector<const Case*>& cases, Verdict& verdict) {
+    std::vector<const Case*> out;
+    for (const Case* c : cases) out.push_back(judging(variant, *c, verdict));
+    return out;
+  }
+
+ private:
+  const Program& p_;
+  const CheckOptions& options_;
+  std::map<DType, Program> programs_;
+  std::map<std::pair<DType, const Case*>, std::unique_ptr<Case>> cases_;
+};
 
 std::function<std::string(Progress&)> work_of(const VariantJob& job, const CompilerUnderTest& compiler) {
   return [&job, &compiler](Progress& progress) {
@@ -274,7 +314,18 @@ std::optional<VariantRun> run_variant(const Program& p, const VariantJob& job, c
     const auto t0 = std::chrono::steady_clock::now();
     CaseOutputs got;
     got.outputs = std::move(compiled_runs.runs[i].outputs);
-    got.comparison = c->compare(p, got.outputs, options.tolerance);
+    const Case* judging = job.judged_by[i];
+    if (judging == nullptr) {
+      // The level computes in a precision in which the program has no finite result here.
+      v.kind = VerdictKind::Unsupported;
+      v.stage = Stage::compare();
+      v.message = fmt::format("the program computed in {} has no finite reference under this binding",
+                              dtype_name(*variant.precision));
+      verdict.variants.push_back(std::move(v));
+      run.cases.push_back(std::move(got));
+      continue;
+    }
+    got.comparison = judging->compare(p, got.outputs, options.tolerance);
     judge(p, got.comparison, options, v);
     if (!compiled_runs.runs[i].nondeterminism.empty() && !is_failure(v.kind)) {
       v.kind = VerdictKind::Nondeterministic;
@@ -376,10 +427,21 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
       options.specialize && symbolic && !p.dims().empty() ? compiler.specialized(*symbolic) : std::nullopt;
   const size_t specialized_case = cases.size() > 1 ? 1 : 0;
   // Every job is known before the first child is forked: one child serves them all.
+  NarrowedCases narrowed(p, options);
   std::vector<VariantJob> jobs;
   jobs.reserve(variants.size() + 1);
-  for (const Variant& variant : variants) jobs.push_back(job_of(p, variant, all_cases));
-  if (specialized) jobs.push_back(job_of(p, *specialized, {&cases[specialized_case]}));
+  for (const Variant& variant : variants) {
+    jobs.push_back(job_of(p, variant, all_cases, narrowed.judging(variant, all_cases, verdict)));
+  }
+  if (specialized) {
+    const std::vector<const Case*> one = {&cases[specialized_case]};
+    jobs.push_back(job_of(p, *specialized, one, narrowed.judging(*specialized, one, verdict)));
+  }
+  // A cross-check of a level with a precision is judged by the narrowed program's bounds (the
+  // wider), and skipped where that program has no finite reference.
+  const auto cross_case = [&](const Variant& a, const Variant& b, const Case& c) -> const Case* {
+    return narrowed.judging(b.precision ? b : a, c, verdict);
+  };
   std::vector<std::function<std::string(Progress&)>> works;
   for (const VariantJob& job : jobs) works.push_back(work_of(job, compiler));
   IsolatedWorks shared(std::move(works));
@@ -393,8 +455,9 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
   if (specialized) {
     const auto got = run_variant(p, jobs.back(), running, verdict, child, jobs.size() - 1);
     if (verdict.cancelled || (options.first_failure_only && verdict.first_failure())) return verdict;
-    if (got && runs.count(symbolic->name())) {
-      verdict.variants.push_back(cross_check(p, cases[specialized_case], *symbolic,
+    const Case* judging = cross_case(*symbolic, *specialized, cases[specialized_case]);
+    if (got && runs.count(symbolic->name()) && judging) {
+      verdict.variants.push_back(cross_check(p, *judging, *symbolic,
                                              runs[symbolic->name()].cases[specialized_case].outputs, *specialized,
                                              got->cases.front().outputs, options.tolerance));
     }
@@ -402,7 +465,9 @@ Verdict check_program(const Program& p, const CheckOptions& options) {
   for (const auto& [a, b] : options.cross_checks) {
     if (!runs.count(a) || !runs.count(b)) continue;
     for (size_t i = 0; i < cases.size(); ++i) {
-      verdict.variants.push_back(cross_check(p, cases[i], *variant_named(a), runs[a].cases[i].outputs,
+      const Case* judging = cross_case(*variant_named(a), *variant_named(b), cases[i]);
+      if (!judging) continue;
+      verdict.variants.push_back(cross_check(p, *judging, *variant_named(a), runs[a].cases[i].outputs,
                                              *variant_named(b), runs[b].cases[i].outputs, options.tolerance));
     }
   }
@@ -413,16 +478,20 @@ Verdict check_variant(const Program& p, const VariantId& id, const sym::Env& bin
   Verdict verdict = empty_verdict(p, options);
   const std::optional<Case> c = checked_case(p, binding, options, verdict);
   if (!c) return verdict;
-  const VariantJob tested_job = job_of(p, id.tested, {&*c});
+  NarrowedCases narrowed(p, options);
+  const VariantJob tested_job = job_of(p, id.tested, {&*c}, {narrowed.judging(id.tested, *c, verdict)});
   if (!id.against) {
     run_variant(p, tested_job, options, verdict);
     return verdict;
   }
-  const auto reference_side = run_variant(p, job_of(p, *id.against, {&*c}), options, verdict);
+  const auto reference_side =
+      run_variant(p, job_of(p, *id.against, {&*c}, {narrowed.judging(*id.against, *c, verdict)}), options, verdict);
   if (!reference_side) return verdict;
   const auto tested = run_variant(p, tested_job, options, verdict);
   if (!tested) return verdict;
-  verdict.variants.push_back(cross_check(p, *c, *id.against, reference_side->cases.front().outputs, id.tested,
+  const Case* judging = narrowed.judging(id.tested.precision ? id.tested : *id.against, *c, verdict);
+  if (!judging) return verdict;
+  verdict.variants.push_back(cross_check(p, *judging, *id.against, reference_side->cases.front().outputs, id.tested,
                                          tested->cases.front().outputs, options.tolerance));
   return verdict;
 }
@@ -430,7 +499,9 @@ Verdict check_variant(const Program& p, const VariantId& id, const sym::Env& bin
 CaseRun run_case(const Program& p, const Variant& variant, const Case& c, const CheckOptions& options) {
   CaseRun r;
   r.verdict = empty_verdict(p, options);
-  if (auto run = run_variant(p, job_of(p, variant, {&c}), options, r.verdict)) {
+  NarrowedCases narrowed(p, options);
+  if (auto run = run_variant(p, job_of(p, variant, {&c}, {narrowed.judging(variant, c, r.verdict)}), options,
+                             r.verdict)) {
     r.kernels = run->kernels;
     r.result = std::move(run->cases.front());
   }

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir/dtype.h"
+
 namespace difftest::oracle {
 
 class CompilerUnderTest;
@@ -38,6 +40,9 @@ struct Variant {
   // Culprit bisection (LLVM's opt-bisect): run only the first `limit` optional step
   // applications; -1: all.
   int limit = -1;
+  // A level that computes the program's floats in a narrower dtype (an inference precision of
+  // bf16): its outputs are judged against the program as tolerance/precision.h narrows it.
+  std::optional<DType> precision = std::nullopt;
 
   const std::string& name() const { return label; }
   // Custom lists and random orders are recorded with their steps (a name does not say them).

@@ -64,7 +64,7 @@ grep -Eq "^  fast .* timeout " "$tmp/out" || fail "no timeout"
 
 # Bad manifests and levels are refused with the file and the field.
 "$difftest" run "$tmp/crash.ir" --backend "$m" --opt turbo > "$tmp/out" 2>&1
-[ $? -eq 2 ] && grep -q "standin has no level 'turbo' (levels: plain, fast)" "$tmp/out" || fail "an unknown level"
+[ $? -eq 2 ] && grep -q "standin has no level 'turbo' (levels: plain, fast, narrow, rounded)" "$tmp/out" || fail "an unknown level"
 sed 's/"model_format": "ir"/"model_format": "tflite"/' "$m" > "$tmp/si/bad.json"
 "$difftest" run "$tmp/crash.ir" --backend "$tmp/si/bad.json" > "$tmp/out" 2>&1
 [ $? -eq 2 ] && grep -q "bad.json: field \"model_format\": 'tflite' is not a format" "$tmp/out" || fail "a bad format"

@@ -14,7 +14,7 @@ python=$build/openvino/venv/bin/python
 . "$(dirname "$0")/reproducer_run.sh"
 
 "$difftest" backends > "$tmp/out" 2>&1 || fail "difftest backends"
-grep -A2 "^openvino " "$tmp/out" | grep -q "version 2026.4.1; levels accuracy, performance, no-snippets, static" ||
+grep -A2 "^openvino " "$tmp/out" | grep -q "version 2026.4.1; levels accuracy, performance, no-snippets, bf16, f16, static" ||
   fail "openvino 2026.4.1 is not listed with its levels"
 grep -A2 "^openvino " "$tmp/out" | grep -q "^         available" || fail "openvino is not installed"
 

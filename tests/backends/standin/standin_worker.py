@@ -5,7 +5,9 @@ It "compiles" a program handed over as difftest IR text by applying its level's 
 rewrites, and "runs" it with `difftest eval --mode native` (the reference in the program's own
 precision, one legitimate implementation). Its step `commute` has a planted bug: it swaps the
 operands of `sub` as if it were commutative. `crash` and `hang` in a program's name make it
-crash or hang, so that those verdicts are shown too.
+crash or hang, so that those verdicts are shown too. A level whose config says `round_to:
+bfloat16` rounds its f32 results to bf16, as an inference precision of bf16 would; its version
+answer lists the capabilities in STANDIN_CAPABILITIES (comma-separated).
 
     standin_worker.py DIFFTEST
 """
@@ -13,7 +15,7 @@ import json, os, re, signal, subprocess, sys, tempfile
 import numpy as np
 
 DIFFTEST = sys.argv[1]
-LEVELS = {"plain": [], "fast": ["canonicalize", "commute", "fold"]}
+LEVELS = {"plain": [], "fast": ["canonicalize", "commute", "fold"], "narrow": [], "rounded": []}
 DTYPES = {"float64": "<f8", "float32": "<f4", "float16": "<f2", "bfloat16": "<u2", "int64": "<i8",
           "int32": "<i4", "int8": "i1", "uint8": "u1", "uint32": "<u4", "bool": "|b1"}
 NAMES = {np.dtype(v).str: k for k, v in DTYPES.items()}
@@ -56,6 +58,10 @@ def run(req):
             outputs, blob, i = [], b"", 0
             while os.path.exists(os.path.join(tmp, f"out_{i}.npy")):
                 a = np.load(os.path.join(tmp, f"out_{i}.npy"))
+                if req.get("config", {}).get("round_to") == "bfloat16" and a.dtype == np.float32:
+                    bits = a.view(np.uint32).astype(np.uint64)  # to nearest, ties to even
+                    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+                    a = bits.astype(np.uint32).view(np.float32)
                 outputs.append({"name": str(i), "type": NAMES[a.dtype.str], "dims": list(a.shape),
                                 "file": f"c{c}_out.bin", "offset": len(blob), "bytes": a.nbytes})
                 blob += a.tobytes()
@@ -70,7 +76,8 @@ def run(req):
 for line in sys.stdin:
     req = json.loads(line)
     if req["op"] == "version":
-        reply = {"ok": True, "version": "1.0 (stand-in)"}
+        capabilities = [c for c in os.environ.get("STANDIN_CAPABILITIES", "").split(",") if c]
+        reply = {"ok": True, "version": "1.0 (stand-in)", "capabilities": capabilities}
     elif req["op"] == "run":
         reply = run(req)
     else:
