@@ -11,6 +11,15 @@ ChildOutcome CompilerUnderTest::run_in_own_process(const Program&, const Variant
   return {};
 }
 
+std::vector<std::string> CompilerUnderTest::enabled_faults() const {
+  const PlantedFaults* faults = planted_faults();
+  return faults ? faults->enabled() : std::vector<std::string>{};
+}
+
+std::vector<std::string> CompilerUnderTest::step_list(const std::string&, const std::string& where) const {
+  throw UserError(ErrorKind::Usage, where + ": lists of steps are the builtin compiler's, not " + name() + "'s");
+}
+
 void CompilerUnderTest::write_report(const std::string&, const ReductionReport&, const CheckOptions&) const {}
 
 std::optional<Culprit> CompilerUnderTest::own_culprit_search(

@@ -1,18 +1,19 @@
 // A compiler under test, as the oracle sees it: the variants it offers for a program, the
 // compile of one variant and its runs under a check's cases, what culprit bisection needs to
-// know of its steps, and what a reproducer of its failures holds. The builtin compiler
-// (compiler/) is the first; an external one implements the same and is checked, bisected and
-// reduced by the same path (check.h, reduce/).
+// know of its steps, and what a reproducer of its failures holds. Every compiler under test is a
+// peer in backends/ (the builtin one of compiler/ in backends/builtin/, ONNX Runtime, a
+// manifest's): each implements this and is checked, bisected and reduced by the same path
+// (check.h, reduce/).
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "compiler/ir/ir.h"
 #include "compiler/ir/sym.h"
-#include "compiler/pipeline/pipelines.h"
 #include "compiler/tensor/tensor.h"
 #include "oracle/check/case.h"
 #include "oracle/check/stage.h"
@@ -51,6 +52,27 @@ enum class StepRole {
   Required,  // always runs whatever the limit, never dropped nor blamed alone (LegalizeOps)
   Graph,     // optional; leaves a program the reference can interpret (program_after)
   Other,     // optional; what it leaves only the compiler can run (loop passes)
+};
+
+// Test faults planted in a compiler (the builtin's compiler/faults: what `--inject` and a corpus
+// entry's `# fault:` turn on), by name. They are on for the whole process, so a forked child
+// compiles with the faults its parent turned on; switch them before checking, not during.
+class PlantedFaults {
+ public:
+  // Puts back the faults that were on when it was made, when it ends.
+  class Scope {
+   public:
+    virtual ~Scope() = default;
+  };
+  virtual ~PlantedFaults() = default;
+  // Every fault's name, sorted.
+  virtual std::vector<std::string> known() const = 0;
+  // The faults on now, sorted (verdicts and reproducers record them).
+  virtual std::vector<std::string> enabled() const = 0;
+  // `names` on besides those already on, for the scope.
+  [[nodiscard]] virtual std::unique_ptr<Scope> turn_on(const std::vector<std::string>& names) const = 0;
+  // `names` off (every one when empty), for the scope.
+  [[nodiscard]] virtual std::unique_ptr<Scope> turn_off(const std::vector<std::string>& names) const = 0;
 };
 
 class CompilerUnderTest {
@@ -109,10 +131,16 @@ class CompilerUnderTest {
   // a reduction that starts with the baseline `ok` keeps it `ok`.
   virtual std::optional<Variant> baseline() const { return std::nullopt; }
 
-  // Whether difftest's test faults (compiler/faults: `--inject`, a corpus entry's `# fault:`)
-  // are planted in this compiler. Only the builtin's are; another compiler under test is held to
-  // an entry's clean half (gate.h).
-  virtual bool takes_planted_faults() const { return false; }
+  // difftest's test faults (`--inject`, a corpus entry's `# fault:`) when they are planted in
+  // this compiler, else nullptr. Only the builtin has them; another compiler under test is held
+  // to an entry's clean half (gate.h).
+  virtual const PlantedFaults* planted_faults() const { return nullptr; }
+  // The planted faults on now (none for a compiler without them), as verdicts record them.
+  std::vector<std::string> enabled_faults() const;
+  // The steps of a list the user spells out (a corpus entry's `# passes: a,b,c`), checked:
+  // UserError(Usage) naming `where` for a step it does not know or an order it refuses. Only
+  // the builtin takes such lists; another compiler refuses any.
+  virtual std::vector<std::string> step_list(const std::string& text, const std::string& where) const;
 
   // The reproducer writer: how a report names the compiler and a variant's settings, the flags
   // of `difftest run`/`bisect` that compile `variant` again, and files of the compiler's own
@@ -136,16 +164,5 @@ class CompilerUnderTest {
   // written over the generic ones. The builtin writes none.
   virtual void write_report(const std::string& dir, const ReductionReport& report, const CheckOptions& options) const;
 };
-
-// builtin_compiler() (variant.h): the compiler of compiler/, named pipelines O0..O3, pass
-// lists, random valid pass orders, shape specialization (SpecializeShapes first), LLVM JIT.
-// Its variants' steps are passes and their settings the LLVM level and FMA contraction; these
-// make one from a pipeline and the pipeline back (with the variant's bisection limit).
-Variant builtin_variant(VariantKind kind, const pipeline::Pipeline& pipe);
-pipeline::Pipeline builtin_pipeline(const Variant& v);
-// The variant of a pipeline whose origin is not known (a bench's list): a named pipeline when it
-// is one exactly (same name, passes and settings), a random order when its name is one
-// ("order2"), else a custom list.
-Variant variant_of_pipeline(const pipeline::Pipeline& pipe);
 
 }  // namespace difftest::oracle

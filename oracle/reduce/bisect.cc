@@ -34,11 +34,6 @@ VariantVerdict check_variant_outcome(const Program& p, const VariantId& id, cons
   return outcome_of(v);
 }
 
-VariantVerdict check_pipeline(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& binding,
-                              const CheckOptions& base) {
-  return check_variant_outcome(p, VariantId(variant_of_pipeline(pipe)), binding, base);
-}
-
 CheckOptions relative_budget(CheckOptions base, double work_cpu_seconds) {
   base.limits.cpu_seconds =
       std::min(base.limits.cpu_seconds, std::max(kMinRelativeBudget, kRelativeBudgetFactor * work_cpu_seconds));
