@@ -14,7 +14,7 @@
 
 namespace difftest::oracle {
 
-class CompilerUnderTest;
+class VariantLadder;
 
 enum class VariantKind {
   Named,        // one of the compiler's own variants, by name (the builtin's pipelines O0..O3)
@@ -73,8 +73,7 @@ struct VariantId {
   // recorded them). Older records have no "specialized"/"against": the names say it ("O0~O3",
   // "O3-specialized"). UserError(Syntax) naming `where` when a field is missing or of the wrong
   // kind, UserError(Usage) when a recorded name is not one of the compiler's variants or steps.
-  static VariantId from_json(const nlohmann::json& j, const std::string& where,
-                             const CompilerUnderTest& compiler);
+  static VariantId from_json(const nlohmann::json& j, const std::string& where, const VariantLadder& compiler);
 };
 
 }  // namespace difftest::oracle

@@ -34,6 +34,13 @@ VariantVerdict check_variant_outcome(const Program& p, const VariantId& id, cons
   return outcome_of(v);
 }
 
+// CulpritHooks' default (check/culprit_hooks.h), defined here beside Culprit: no search of its
+// own, so opt-bisect over the steps.
+std::optional<Culprit> CulpritHooks::own_culprit_search(const Program&, const FailingRun&, const CheckOptions&,
+                                                        const std::function<void(int, const std::string&)>&) const {
+  return std::nullopt;
+}
+
 CheckOptions relative_budget(CheckOptions base, double work_cpu_seconds) {
   base.limits.cpu_seconds =
       std::min(base.limits.cpu_seconds, std::max(kMinRelativeBudget, kRelativeBudgetFactor * work_cpu_seconds));

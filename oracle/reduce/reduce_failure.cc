@@ -50,7 +50,7 @@ std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions
 }
 
 std::optional<FailingRun> recorded_failing_run(const Program& p, const nlohmann::json& verdict,
-                                               const std::string& where, const CompilerUnderTest& compiler) {
+                                               const std::string& where, const VariantLadder& compiler) {
   const Verdict all = Verdict::from_json(verdict, where, compiler);
   const std::optional<Signature> signature = verdict.contains("signature") && verdict["signature"].is_string()
                                                  ? Signature::parse(verdict["signature"].get<std::string>())
