@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 
+#include "backends/builtin/builtin_compiler.h"
 #include "backends/manifest/manifest_compiler.h"
 #include "backends/onnxruntime/ort_compiler.h"
 #include "backends/onnxruntime/ort_session.h"
@@ -107,7 +108,8 @@ const std::vector<Backend>& all_backends() {
     std::vector<Backend> out;
     Backend builtin;
     builtin.name = "builtin";
-    builtin.compiler = &oracle::builtin_compiler();
+    builtin.folder = "builtin";
+    builtin.compiler = &builtin_compiler();
     builtin.levels = {"O0", "O1", "O2", "O3"};
     builtin.default_opt = builtin_defaults.levels;
     builtin.default_orders = builtin_defaults.random_orders;

@@ -1,5 +1,5 @@
 // The compilers difftest can put under test, by the name `--backend` takes: the builtin compiler
-// (compiler/), ONNX Runtime (onnxruntime/), and any compiler a manifest describes
+// (builtin/, over compiler/), ONNX Runtime (onnxruntime/), and any compiler a manifest describes
 // (`--backend path/to/manifest.json`, manifest/). Each says its named variants (the ladder a
 // check runs when --opt is not given) and the cross-checks between them.
 #pragma once
@@ -16,7 +16,7 @@ namespace difftest::backends {
 
 struct Backend {
   std::string name;    // what --backend takes: "builtin", "ort"
-  std::string folder;  // its folder under backends/ ("" for the builtin compiler, compiler/)
+  std::string folder;  // its folder under backends/
   const oracle::CompilerUnderTest* compiler = nullptr;
   std::vector<std::string> levels;  // its named variants, lowest first
   std::vector<std::string> default_opt;  // what its default check runs, on any machine

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/builtin/builtin_compiler.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/target/target.h"
 #include "oracle/campaign/campaign.h"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   oracle::CampaignOptions o;
   std::tie(o.first_seed, o.last_seed) = oracle::parse_seed_range(seeds, "--seeds");
   o.jobs = jobs;
+  o.check.compiler = &difftest::backends::builtin_compiler();
   o.check.levels = pipelines;
   o.check.random_orders = orders;
   o.check.random_bindings = random_bindings;

@@ -14,7 +14,7 @@
 #include <fstream>
 
 #include "compiler/faults/faults.h"
-#include "oracle/campaign/detection.h"
+#include "bench/detection.h"
 
 int main(int argc, char** argv) {
   namespace oracle = difftest::oracle;

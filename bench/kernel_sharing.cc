@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "backends/builtin/builtin_compiler.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/fix_dims.h"
 #include "compiler/pipeline/pass_manager.h"
 #include "compiler/target/target.h"
-#include "oracle/check/compiler.h"
 
 namespace difftest::oracle {
 
@@ -82,7 +82,7 @@ std::vector<EmittedKernel> kernels_of(const std::string& module_text, const std:
 
 KernelSharing measure_kernel_sharing(uint64_t first, uint64_t last, const CheckOptions& check,
                                      const GeneratorOptions& generator) {
-  const CompilerUnderTest& compiler = builtin_compiler();
+  const CompilerUnderTest& compiler = backends::builtin_compiler();
   KernelSharing s;
   std::set<std::string> campaign;
   for (uint64_t seed = first; seed <= last; ++seed) {
@@ -99,7 +99,7 @@ KernelSharing measure_kernel_sharing(uint64_t first, uint64_t last, const CheckO
     ++s.programs;
     std::set<std::string> program;
     for (const auto& [variant, compiled] : compiles) {
-      const pipeline::Pipeline pipe = builtin_pipeline(variant);
+      const pipeline::Pipeline pipe = backends::builtin_pipeline(variant);
       std::string emitted;
       try {
         emitted = codegen::emit_llvm_text(pipeline::run_passes(compiled, pipe.passes).module, kPrefix);

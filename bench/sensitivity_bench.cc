@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/builtin/builtin_compiler.h"
+#include "backends/builtin/random_orders.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
@@ -37,7 +39,6 @@
 #include "fuzz/generator.h"
 #include "oracle/check/check.h"
 #include "oracle/check/probes.h"
-#include "oracle/check/strategies.h"
 #include "reference/inputs.h"
 #include "reference/reference.h"
 #include "reference/summary.h"
@@ -67,6 +68,7 @@ struct Case {
 
 Case make_case(const std::string& label, const Program& p, const sym::Env& env, int members) {
   Case c{label, p, {}, {}, {}};
+  c.options.compiler = &backends::builtin_compiler();
   c.options.ensemble.members = members;
   // The check's compile-run path runs each pipeline in a child under a CPU budget; a
   // measurement on a slow host must not turn into a timeout.
@@ -158,11 +160,11 @@ Tightness tightness(const Case& c, size_t o) {
   Tightness t;
   std::vector<pipeline::Pipeline> pipes;
   for (const char* name : {"O0", "O1", "O2", "O3"}) pipes.push_back(pipeline::find_pipeline(name));
-  for (auto& order : oracle::random_pass_orders(c.program, 2)) pipes.push_back(std::move(order));
+  for (auto& order : backends::random_pass_orders(c.program, 2)) pipes.push_back(std::move(order));
   const tolerance::Bounded& s = *c.sound().outputs[o];
   std::vector<double> spread(s.ref.size(), 0);
   for (const auto& pipe : pipes) {
-    const oracle::CaseRun r = oracle::run_case(c.program, oracle::variant_of_pipeline(pipe), c.bounded, c.options);
+    const oracle::CaseRun r = oracle::run_case(c.program, backends::variant_of_pipeline(pipe), c.bounded, c.options);
     ++t.runs;
     if (!r.result) {  // a crash or a timeout of the clean compiler: flagged, no spread
       ++t.flagged;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "backends/builtin/builtin_compiler.h"
 #include "commands/commands.h"
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
@@ -101,6 +102,7 @@ int gate_command(const GateRequest& f, ProgressLine& progress, const Print& out)
   }
   oracle::GateOptions o;
   o.corpus = f.corpus == "none" ? "" : f.corpus;
+  o.corpus_compiler = &backends::builtin_compiler();  // whose passes and faults its headers name
   std::error_code ec;
   if (!f.check.was_given("--corpus") && !fs::exists(o.corpus, ec)) {
     o.notes.push_back(

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backends/backends.h"
+#include "backends/builtin/builtin_compiler.h"
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/pipeline/pass_manager.h"
@@ -37,9 +38,9 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
   if (const std::string missing = backend.missing(); !missing.empty()) {
     throw UserError(ErrorKind::Usage, fmt::format("--backend {}: it cannot run here: {}", backend.name, missing));
   }
+  options.compiler = backend.compiler;
   options.levels = r.opt == "none" ? std::vector<std::string>{} : split_list(r.opt);
   if (!backend.builtin()) {
-    options.compiler = backend.compiler;
     if (!r.was_given("--opt")) options.levels = backend.default_levels();
     if (!r.passes.empty()) throw UserError(ErrorKind::Usage, "--passes: pass lists are the builtin compiler's");
     if (r.was_given("--orders") && r.orders > 0) {
@@ -63,7 +64,7 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
   if (!r.passes.empty()) {
     pipeline::Pipeline custom{"custom", pipeline::parse_pass_list(r.passes, "--passes"), r.passes_llvm};
     custom.fma_contraction = r.passes_fma;
-    options.custom.push_back(std::move(custom));
+    options.custom.push_back(backends::builtin_variant(oracle::VariantKind::Custom, custom));
   }
   options.random_orders = backend.builtin() ? r.orders : 0;
   if (options.levels.empty() && options.custom.empty() && options.random_orders == 0) {
@@ -79,6 +80,9 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
   options.tolerance.half_may_compute_in_f32 = backend.computes_half_in_f32;
   options.random_bindings = r.random_bindings;
   options.ensemble.members = r.members;
+  if (!r.inject.empty() && !backend.builtin()) {
+    throw UserError(ErrorKind::Usage, "--inject: test faults are planted in the builtin compiler only");
+  }
   for (const auto& name : r.inject) faults::enable(name);
   if (!r.target.empty()) {
     if (!backend.builtin()) throw UserError(ErrorKind::Usage, "--target: targets are the builtin compiler's");
@@ -117,7 +121,7 @@ oracle::CampaignOptions campaign_options(const CheckRequest& check, const SeedRe
                                          const std::string& time_flag) {
   oracle::CampaignOptions o;
   o.check = check_options(check);
-  o.faults = faults::enabled_faults();
+  o.faults = o.check.under_test().enabled_faults();
   o.generator = generator_options(check);
   if (!check.probe.empty()) {
     o.probe = oracle::parse_probe_selection(check.probe, "--probe");

@@ -20,7 +20,6 @@
 #include <set>
 #include <sstream>
 
-#include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
@@ -53,7 +52,10 @@ nlohmann::json campaign_identity(const CampaignOptions& o) {
   nlohmann::json weights = nlohmann::json::object();
   for (const auto& [op, w] : o.generator.weights) weights[op] = w;
   nlohmann::json custom = nlohmann::json::array();
-  for (const auto& c : o.check.custom) custom.push_back({{"passes", c.passes}, {"llvm_opt_level", c.llvm_opt_level}});
+  // A custom list's steps and LLVM level, in the builtin's settings (the only compiler with lists).
+  for (const auto& c : o.check.custom) {
+    custom.push_back({{"passes", c.steps}, {"llvm_opt_level", c.settings.value("llvm_opt_level", 0)}});
+  }
   nlohmann::json identity = {{"pipelines", o.check.levels},
                              {"custom", custom},
                              {"random_orders", o.check.random_orders},

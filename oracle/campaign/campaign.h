@@ -137,7 +137,7 @@ struct Journal {
   std::vector<SeedRecord> records;
   std::vector<std::string> notes;
 };
-Journal read_campaign_journal(const std::string& out_dir, const CompilerUnderTest& compiler);
+Journal read_campaign_journal(const std::string& out_dir, const VariantLadder& compiler);
 
 // "  unchecked programs 9 of 100 (9.00%); output elements compared 97.12% (N of M, every variant
 // and binding)", a line of a campaign's or gate's summary.

@@ -15,7 +15,7 @@ namespace {
 
 // Reads the journal: a torn last line is truncated away, a corrupt line skipped (see
 // read_campaign_journal).
-Journal read_journal(const fs::path& path, const CompilerUnderTest& compiler) {
+Journal read_journal(const fs::path& path, const VariantLadder& compiler) {
   Journal j;
   std::ifstream in(path, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -48,7 +48,7 @@ Journal read_journal(const fs::path& path, const CompilerUnderTest& compiler) {
 
 }  // namespace
 
-Journal read_campaign_journal(const std::string& out_dir, const CompilerUnderTest& compiler) {
+Journal read_campaign_journal(const std::string& out_dir, const VariantLadder& compiler) {
   const fs::path path = fs::path(out_dir) / "journal.jsonl";
   if (!fs::exists(path)) return {};
   return read_journal(path, compiler);

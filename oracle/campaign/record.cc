@@ -32,7 +32,7 @@ nlohmann::json SeedRecord::to_json() const {
   return j;
 }
 
-SeedRecord SeedRecord::from_json(const nlohmann::json& j, const std::string& where, const CompilerUnderTest& compiler) {
+SeedRecord SeedRecord::from_json(const nlohmann::json& j, const std::string& where, const VariantLadder& compiler) {
   const auto bad = [&](const std::string& why) {
     return UserError(ErrorKind::Syntax, fmt::format("{}: not a journal record: {}", where, why));
   };

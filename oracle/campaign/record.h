@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 
-#include "oracle/check/compiler.h"
 #include "oracle/check/verdict.h"
 
 namespace difftest::oracle {
@@ -40,8 +39,7 @@ struct SeedRecord {
   nlohmann::json to_json() const;
   // UserError(Syntax) naming `where` when it is not a record (no "seed" number, a field of the
   // wrong kind, an unknown verdict). `compiler` (the campaign's) resolves its variants' names.
-  static SeedRecord from_json(const nlohmann::json& j, const std::string& where,
-                              const CompilerUnderTest& compiler);
+  static SeedRecord from_json(const nlohmann::json& j, const std::string& where, const VariantLadder& compiler);
 };
 
 }  // namespace difftest::oracle

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "compiler/faults/faults.h"
+#include "compiler/ir/diagnostics.h"
 #include "oracle/isolate/clock.h"
 #include "oracle/isolate/isolate.h"
 
@@ -42,7 +42,9 @@ const VariantVerdict* attributed_failure(const Program& p, const Verdict& v, con
     if (unchecked != v.variants.end()) first = &*unchecked;
   }
   if (!first || o.faults.empty()) return first;
-  const faults::ScopedFaults off(faults::ScopedFaults::Off{}, o.faults);
+  const PlantedFaults* planted = o.check.under_test().planted_faults();
+  DT_CHECK(planted != nullptr, "faults injected into " + o.check.under_test().name() + ", which has none planted");
+  const auto off = planted->turn_off(o.faults);
   const Verdict clean = check_program(p, o.check);
   for (const auto& var : v.variants) {
     if (o.counts_against(var) && !fails_clean(clean, var, o)) return &var;

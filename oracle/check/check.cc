@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-#include "compiler/faults/faults.h"
+#include "compiler/ir/diagnostics.h"
 #include "compiler/ir/fix_dims.h"
 #include "compiler/ir/printer.h"
 #include "fuzz/rng.h"
@@ -341,6 +341,12 @@ std::optional<VariantRun> run_variant(const Program& p, const VariantJob& job, c
 
 }  // namespace
 
+const CompilerUnderTest& CheckOptions::under_test() const {
+  DT_CHECK(compiler != nullptr,
+           "a check without a compiler under test (CheckOptions::compiler is not set; backends/backends.h names them)");
+  return *compiler;
+}
+
 CheckOptions default_check_options() {
   CheckOptions o;
   o.levels = {"O0", "O1", "O2", "O3"};
@@ -368,7 +374,7 @@ Verdict empty_verdict(const Program& p, const CheckOptions& options) {
   Verdict verdict;
   verdict.program = p.name();
   verdict.hash = program_hash(p);
-  verdict.faults = faults::enabled_faults();
+  verdict.faults = options.under_test().enabled_faults();
   verdict.target = options.under_test().target();
   return verdict;
 }

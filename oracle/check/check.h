@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
-#include "compiler/pipeline/pipelines.h"
 #include "oracle/check/case.h"
 #include "oracle/check/compiler.h"
 #include "oracle/check/variant.h"
@@ -22,8 +21,10 @@ struct CheckOptions {
   // The compiler's named variants, lowest first: the builtin's pipelines (pipelines.cc), another
   // compiler's levels (ONNX Runtime's optimization levels, a manifest's).
   std::vector<std::string> levels = {"O0"};
-  std::vector<pipeline::Pipeline> custom;       // explicit pass lists, recorded in the verdict
-  int random_orders = 0;  // random valid pass orders (strategies.h), seeded by the program hash
+  // Lists of steps the user spelt out (the builtin's `--passes`, a corpus entry's `# passes:`),
+  // VariantKind::Custom: the builtin compiler checks them after its named variants.
+  std::vector<Variant> custom;
+  int random_orders = 0;  // random valid pass orders (backends/builtin/random_orders.h), seeded by the program hash
   // Levels whose outputs are also compared with each other (sum of both bounds) when both ran.
   std::vector<std::pair<std::string, std::string>> cross_checks = {{"O0", "O3"}};
   // Also compile the last level on the program with its dims fixed to one binding
@@ -55,9 +56,11 @@ struct CheckOptions {
   // Stop at the first failing variant (what bisection and reduction need to start from).
   bool first_failure_only = false;
 
-  // The compiler under test (compiler.h); nullptr: the builtin one.
+  // The compiler under test (compiler.h), which every check needs: the commands take it from the
+  // backend registry (backends/backends.h), the tests from tests/support/check_options.h.
   const CompilerUnderTest* compiler = nullptr;
-  const CompilerUnderTest& under_test() const { return compiler ? *compiler : builtin_compiler(); }
+  // *compiler; an internal error when it was not set.
+  const CompilerUnderTest& under_test() const;
 
   // How each binding's case is built (check/case.h).
   CaseOptions cases() const { return {input_seed, tolerance, ensemble}; }
@@ -73,7 +76,7 @@ CheckOptions default_check_options();
 // uniform in the ranges and seeded by the program's hash; duplicates dropped.
 std::vector<sym::Env> default_bindings(const Program& p, int random);
 
-// Verdict::faults records the faults enabled in this process (compiler/faults).
+// Verdict::faults records the faults on in the compiler under test (CompilerUnderTest::planted_faults).
 Verdict check_program(const Program& p, const CheckOptions& options);
 
 // One variant under one binding, on its own (what bisection and reduction repeat): its compile

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "compiler/ir/diagnostics.h"
-#include "oracle/check/compiler.h"
+#include "oracle/check/variant_ladder.h"
 
 namespace difftest::oracle {
 
@@ -48,7 +48,7 @@ void VariantId::write_json(nlohmann::json& j) const {
   if (against) j["against"] = against->name();
 }
 
-VariantId VariantId::from_json(const nlohmann::json& j, const std::string& where, const CompilerUnderTest& compiler) {
+VariantId VariantId::from_json(const nlohmann::json& j, const std::string& where, const VariantLadder& compiler) {
   const auto bad = [&](const std::string& why) {
     return UserError(ErrorKind::Syntax, fmt::format("{}: a recorded variant {}", where, why));
   };

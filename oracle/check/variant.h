@@ -16,15 +16,12 @@
 
 namespace difftest::oracle {
 
-class CompilerUnderTest;
-// The embedded compiler (check/builtin_compiler.cc): records name its variants unless they say
-// otherwise.
-const CompilerUnderTest& builtin_compiler();
+class VariantLadder;
 
 enum class VariantKind {
   Named,        // one of the compiler's own variants, by name (the builtin's pipelines O0..O3)
   Custom,       // a list of steps the user gave (--passes, a corpus entry's `# passes:`)
-  RandomOrder,  // a random valid order of steps (check/strategies.h), "order1", "order2", ...
+  RandomOrder,  // a random valid order of steps (backends/builtin/random_orders.h), "order1", "order2", ...
   Specialized,  // a named variant on the program with its dims fixed (the builtin: SpecializeShapes first)
   Reference,    // no compile: where the reference itself is invalid (an invalid_program verdict)
 };
@@ -81,8 +78,7 @@ struct VariantId {
   // recorded them). Older records have no "specialized"/"against": the names say it ("O0~O3",
   // "O3-specialized"). UserError(Syntax) naming `where` when a field is missing or of the wrong
   // kind, UserError(Usage) when a recorded name is not one of the compiler's variants or steps.
-  static VariantId from_json(const nlohmann::json& j, const std::string& where,
-                             const CompilerUnderTest& compiler);
+  static VariantId from_json(const nlohmann::json& j, const std::string& where, const VariantLadder& compiler);
 };
 
 }  // namespace difftest::oracle

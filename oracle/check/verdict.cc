@@ -6,7 +6,8 @@
 #include <cctype>
 
 #include "compiler/ir/diagnostics.h"
-#include "oracle/check/compiler.h"
+#include "oracle/check/reproducer_writer.h"
+#include "oracle/check/variant_ladder.h"
 #include "oracle/io/json_file.h"
 #include "reference/summary.h"
 
@@ -100,7 +101,7 @@ nlohmann::json TimeoutTry::to_json() const {
   return j;
 }
 
-std::string format_verdict(const Verdict& v, const std::string& title, const CompilerUnderTest& compiler) {
+std::string format_verdict(const Verdict& v, const std::string& title, const ReproducerWriter& compiler) {
   std::string out = fmt::format("{}: program {:016x}", title, v.hash);
   if (!v.target.empty()) out += fmt::format(" for target {}", v.target);
   if (!v.faults.empty()) out += fmt::format(" (injected: {})", fmt::join(v.faults, ", "));
@@ -229,7 +230,7 @@ TimeoutTry TimeoutTry::from_json(const nlohmann::json& j, const std::string& whe
 }
 
 VariantVerdict VariantVerdict::from_json(const nlohmann::json& j, const std::string& where,
-                                         const CompilerUnderTest& compiler) {
+                                         const VariantLadder& compiler) {
   VariantVerdict v;
   v.variant = VariantId::from_json(j, where, compiler);  // also: j is an object with a "pipeline"
   const auto bad = [&](const std::string& why) { return malformed(where, "a recorded variant", why); };
@@ -263,7 +264,7 @@ VariantVerdict VariantVerdict::from_json(const nlohmann::json& j, const std::str
   return v;
 }
 
-Verdict Verdict::from_json(const nlohmann::json& j, const std::string& where, const CompilerUnderTest& compiler) {
+Verdict Verdict::from_json(const nlohmann::json& j, const std::string& where, const VariantLadder& compiler) {
   if (!j.is_object() || !j.contains("variants") || !j["variants"].is_array()) {
     throw malformed(where, "a recorded verdict", "is not a verdict (no \"variants\" list)");
   }

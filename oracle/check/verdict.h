@@ -14,6 +14,8 @@
 
 namespace difftest::oracle {
 
+class ReproducerWriter;  // check/reproducer_writer.h
+
 enum class VerdictKind {
   Ok,
   Mismatch,        // an output outside its bound
@@ -88,7 +90,7 @@ struct VariantVerdict {
   // is missing or of the wrong kind, or a name is not a pipeline, pass or verdict kind.
   // `compiler` resolves the variant's names (VariantId::from_json).
   static VariantVerdict from_json(const nlohmann::json& j, const std::string& where,
-                                  const CompilerUnderTest& compiler);
+                                  const VariantLadder& compiler);
 };
 
 // Where the time of checking one program went (milliseconds, summed over bindings).
@@ -123,15 +125,13 @@ struct Verdict {
   std::vector<Signature> failure_signatures() const;
   nlohmann::json to_json() const;
   // As to_json writes it; UserError naming `where` when it is malformed.
-  static Verdict from_json(const nlohmann::json& j, const std::string& where,
-                           const CompilerUnderTest& compiler);
+  static Verdict from_json(const nlohmann::json& j, const std::string& where, const VariantLadder& compiler);
 };
 
 // The verdict for a terminal: the program hash, one line per variant (pipeline, binding, kind,
 // worst ratio or message), then "verdict: <overall>". `title` opens the first line.
 // A custom list or random order is listed with the flags that replay it (`compiler`'s).
-std::string format_verdict(const Verdict& v, const std::string& title,
-                           const CompilerUnderTest& compiler);
+std::string format_verdict(const Verdict& v, const std::string& title, const ReproducerWriter& compiler);
 
 // "2m05s", "1h07m": elapsed and remaining times in progress lines.
 std::string format_duration(double seconds);

@@ -10,11 +10,9 @@
 #include <set>
 #include <sstream>
 
-#include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
-#include "compiler/pipeline/pass_manager.h"
 #include "oracle/check/verdict.h"
 #include "reference/inputs.h"
 
@@ -40,13 +38,19 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-CorpusEntry read_corpus_entry(const std::string& path) {
+CorpusEntry read_corpus_entry(const std::string& path, const CompilerUnderTest& builtin) {
+  const PlantedFaults* planted = builtin.planted_faults();
+  DT_CHECK(planted != nullptr, "a corpus entry's faults are read against " + builtin.name() + ", which has none");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(ErrorKind::Io, fmt::format("cannot read '{}'", path));
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CorpusEntry e;
   e.file = path;
   SourceLoc expect_at, bind_at, compiler_at;
+  // `# passes:`, `# llvm:`, `# fma:`: a list of the builtin's steps, with its settings as its
+  // records name them (they become e.custom once the header is read).
+  std::optional<std::vector<std::string>> steps;
+  nlohmann::json settings = {{"llvm_opt_level", 0}, {"fma_contraction", false}};
   std::map<std::string, int> seen_on;  // a key that may appear once -> its line
   std::istringstream lines(text);
   std::string line;
@@ -106,17 +110,17 @@ CorpusEntry read_corpus_entry(const std::string& path) {
       expect_at = at;
     } else if (key == "passes" || key == "llvm" || key == "fma" || key == "bind") {
       try {
-        if (!e.pipeline) e.pipeline = pipeline::Pipeline{"custom", {}, 0};
+        if (!steps) steps.emplace();  // `# bind:` too: as before, a binding without `# passes:` is refused
         if (key == "passes") {
-          e.pipeline->passes = pipeline::parse_pass_list(value, "# passes");
+          *steps = builtin.step_list(value, "# passes");
         } else if (key == "llvm") {
           if (value.size() != 1 || value[0] < '0' || value[0] > '3') {
             throw UserError(ErrorKind::Syntax, fmt::format("'# llvm: {}' is not an LLVM level 0..3", value));
           }
-          e.pipeline->llvm_opt_level = value[0] - '0';
+          settings["llvm_opt_level"] = value[0] - '0';
         } else if (key == "fma") {
           if (value != "on" && value != "off") throw UserError(ErrorKind::Syntax, "'# fma:' is on or off");
-          e.pipeline->fma_contraction = value == "on";
+          settings["fma_contraction"] = value == "on";
         } else {
           e.binding = reference::parse_binding(value, "# bind");
           bind_at = at;
@@ -125,8 +129,8 @@ CorpusEntry read_corpus_entry(const std::string& path) {
         throw err.located(at);
       }
     } else if (key == "fault") {
-      const auto& known = faults::all_faults();
-      if (std::none_of(known.begin(), known.end(), [&](const faults::FaultInfo& f) { return f.name == value; })) {
+      const std::vector<std::string> known = planted->known();
+      if (std::find(known.begin(), known.end(), value) == known.end()) {
         throw UserError(ErrorKind::Syntax, fmt::format("unknown fault '{}' (see difftest list-faults)", value), at);
       }
       e.faults.push_back(value);
@@ -136,7 +140,7 @@ CorpusEntry read_corpus_entry(const std::string& path) {
     throw UserError(ErrorKind::Syntax, "missing the '# expect: ok' (or '# expect: SIGNATURE') header line",
                     SourceLoc{path, 1, 1});
   }
-  if (compiler_at.valid() && (!e.faults.empty() || e.pipeline || e.expect)) {
+  if (compiler_at.valid() && (!e.faults.empty() || steps || e.expect)) {
     throw UserError(ErrorKind::Syntax,
                     e.expect ? "'# compiler:' goes before the '# expect:' lines it qualifies"
                              : "an entry of '# compiler:' takes no '# fault:' or '# passes:' (those are the builtin's)",
@@ -148,9 +152,10 @@ CorpusEntry read_corpus_entry(const std::string& path) {
                                      : "an entry with '# fault:' lines must expect the signature they cause, not ok",
                     expect_at);
   }
-  if (e.pipeline && e.pipeline->passes.empty()) {
+  if (steps && steps->empty()) {
     throw UserError(ErrorKind::Syntax, "'# llvm:', '# fma:' need the '# passes:' they apply to", expect_at);
   }
+  if (steps) e.custom = builtin.recorded("custom", std::move(*steps), settings, path);
   e.program = parse_program(text, path);
   verify(e.program);
   if (e.binding) {
@@ -164,7 +169,7 @@ CorpusEntry read_corpus_entry(const std::string& path) {
 }
 
 CheckOptions entry_checks(const CorpusEntry& e, CheckOptions base) {
-  if (e.pipeline) base.custom.push_back(*e.pipeline);
+  if (e.custom) base.custom.push_back(*e.custom);
   if (e.binding) {
     if (base.bindings.empty()) base.bindings = default_bindings(e.program, base.random_bindings);
     if (std::find(base.bindings.begin(), base.bindings.end(), *e.binding) == base.bindings.end()) {

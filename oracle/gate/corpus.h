@@ -33,7 +33,6 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
-#include "compiler/pipeline/pipelines.h"
 #include "oracle/check/check.h"
 #include "oracle/check/signature.h"
 
@@ -46,18 +45,19 @@ struct CorpusEntry {
   std::optional<Signature> expect;  // nullopt: ok; else the signature to show with `faults` on
   std::string compiler;             // `# compiler:`: the backend whose own bugs `known_bugs` are
   std::vector<Signature> known_bugs;           // with `compiler`: every `# expect:` signature
-  std::optional<pipeline::Pipeline> pipeline;  // `# passes:` (named "custom"), `# llvm:`, `# fma:`
-  std::optional<sym::Env> binding;             // `# bind:`
+  std::optional<Variant> custom;     // `# passes:` (named "custom"), `# llvm:`, `# fma:`
+  std::optional<sym::Env> binding;  // `# bind:`
 };
 
 // `base` for checking `e`: its pass list added to the pipelines, its binding to the bindings.
 CheckOptions entry_checks(const CorpusEntry& e, CheckOptions base);
 
-// Reads and verifies one entry. UserError naming file:line:col for a malformed header (no or
-// two `# expect:` lines, an unknown fault or pass, faults with `expect: ok`, a signature whose
-// kind is not a failure kind, a bad LLVM level, FMA setting or binding) and for a program that
-// does not parse or verify.
-CorpusEntry read_corpus_entry(const std::string& path);
+// Reads and verifies one entry, whose `# passes:` and `# fault:` are those of `builtin` (the
+// builtin compiler: CompilerUnderTest::step_list, planted_faults). UserError naming
+// file:line:col for a malformed header (no or two `# expect:` lines, an unknown fault or pass,
+// faults with `expect: ok`, a signature whose kind is not a failure kind, a bad LLVM level, FMA
+// setting or binding) and for a program that does not parse or verify.
+CorpusEntry read_corpus_entry(const std::string& path, const CompilerUnderTest& builtin);
 
 // The .ir files of a corpus directory, sorted by name, or the file itself. UserError(Io) when
 // the path does not exist or a directory holds no .ir file.

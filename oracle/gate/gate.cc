@@ -7,7 +7,6 @@
 #include <chrono>
 #include <filesystem>
 
-#include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/tensor/npy.h"
 #include "oracle/gate/corpus.h"
@@ -46,7 +45,8 @@ std::string inject_flags(const std::vector<std::string>& faults) {
 
 GateCase check_entry(const std::string& file, const GateOptions& o, const Deadline& deadline) {
   const auto t0 = std::chrono::steady_clock::now();
-  const CorpusEntry e = read_corpus_entry(file);
+  DT_CHECK(o.corpus_compiler != nullptr, "a gate with a corpus but no GateOptions::corpus_compiler");
+  const CorpusEntry e = read_corpus_entry(file, *o.corpus_compiler);
   GateCase c;
   c.suite = "corpus";
   c.name = file;
@@ -102,11 +102,12 @@ GateCase check_entry(const std::string& file, const GateOptions& o, const Deadli
   }
   // An entry's faults are planted in the builtin compiler: another compiler under test is held
   // to the entry's clean half only.
-  const bool takes_faults = check.under_test().takes_planted_faults();
+  const PlantedFaults* planted = check.under_test().planted_faults();
+  const bool takes_faults = planted != nullptr;
   if (e.expect && !takes_faults)
     c.detail += fmt::format("; its faults ({}) are the builtin compiler's", fmt::join(e.faults, ", "));
   if (e.expect && !clean.cancelled && takes_faults) {
-    const faults::ScopedFaults on(e.faults);
+    const auto on = planted->turn_on(e.faults);
     // An expected hang shows under any budget, and each hanging pipeline costs all of it (and
     // its confirming rerun): a generous budget chosen for slow compiles would make this long.
     CheckOptions with_faults = check;

@@ -27,6 +27,9 @@ namespace difftest::oracle {
 
 struct GateOptions {
   std::string corpus;  // a directory or one .ir file; "" for none
+  // The compiler whose passes and faults a corpus entry's header names (the builtin one, whatever
+  // compiler is under test): read_corpus_entry's `builtin`. Needed with a corpus.
+  const CompilerUnderTest* corpus_compiler = nullptr;
   // The seeds, checks, faults, jobs and shard (of the corpus entries too); its out_dir is
   // recreated on every run. No seeds when it is unbounded without a time limit. Its time limit
   // is the gate's budget: the whole gate, corpus included.

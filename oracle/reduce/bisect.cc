@@ -34,9 +34,11 @@ VariantVerdict check_variant_outcome(const Program& p, const VariantId& id, cons
   return outcome_of(v);
 }
 
-VariantVerdict check_pipeline(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& binding,
-                              const CheckOptions& base) {
-  return check_variant_outcome(p, VariantId(variant_of_pipeline(pipe)), binding, base);
+// CulpritHooks' default (check/culprit_hooks.h), defined here beside Culprit: no search of its
+// own, so opt-bisect over the steps.
+std::optional<Culprit> CulpritHooks::own_culprit_search(const Program&, const FailingRun&, const CheckOptions&,
+                                                        const std::function<void(int, const std::string&)>&) const {
+  return std::nullopt;
 }
 
 CheckOptions relative_budget(CheckOptions base, double work_cpu_seconds) {

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
-#include "compiler/pipeline/pipelines.h"
 #include "oracle/check/check.h"
 #include "oracle/check/variant.h"
 
@@ -42,9 +41,6 @@ struct DeadlineReached : std::runtime_error {
 // check_variant's outcome (oracle/check.h); throws DeadlineReached when the deadline stopped it.
 VariantVerdict check_variant_outcome(const Program& p, const VariantId& id, const sym::Env& binding,
                                      const CheckOptions& base);
-// The same for one pipeline of the builtin compiler compared with the reference.
-VariantVerdict check_pipeline(const Program& p, const pipeline::Pipeline& pipe, const sym::Env& binding,
-                              const CheckOptions& base);
 
 // A CPU budget relative to measured work: `factor` x `work_cpu_seconds`, at least
 // `kMinRelativeBudget` seconds and at most `base`'s own budget. Bisection and reduction check

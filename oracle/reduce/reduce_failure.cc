@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <mutex>
 
-#include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/fix_dims.h"
 #include "compiler/ir/printer.h"
@@ -51,7 +50,7 @@ std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions
 }
 
 std::optional<FailingRun> recorded_failing_run(const Program& p, const nlohmann::json& verdict,
-                                               const std::string& where, const CompilerUnderTest& compiler) {
+                                               const std::string& where, const VariantLadder& compiler) {
   const Verdict all = Verdict::from_json(verdict, where, compiler);
   const std::optional<Signature> signature = verdict.contains("signature") && verdict["signature"].is_string()
                                                  ? Signature::parse(verdict["signature"].get<std::string>())
@@ -104,7 +103,7 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
                                const std::function<void(const ReduceProgress&)>& on_progress) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return seconds_since(t0); };
-  ReductionReport r{p,  failing, {}, {p, failing.binding, {}}, {}, false, faults::enabled_faults(), false,
+  ReductionReport r{p,  failing, {}, {p, failing.binding, {}}, {}, false, options.under_test().enabled_faults(), false,
                     "", 0,       0,  &options.under_test()};
   CheckOptions timed = options;
   timed.limits.deadline = deadline_in(reduce_options.time_limit);
@@ -226,7 +225,7 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
     r.reduced_failure = check_variant_outcome(r.reduced.program, minimal, r.reduced.binding, candidate_options);
     r.reproduces = FailureKey::of(r.reduced_failure) == key;
     if (!r.faults.empty()) {
-      const faults::ScopedFaults off(faults::ScopedFaults::Off{});
+      const auto off = options.under_test().planted_faults()->turn_off({});
       ++r.oracle_calls;
       r.passes_without_faults =
           !is_failure(check_variant_outcome(r.reduced.program, minimal, r.reduced.binding, candidate_options).kind);

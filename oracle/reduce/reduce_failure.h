@@ -25,8 +25,7 @@ std::optional<FailingRun> first_failing_run(const Program& p, const CheckOptions
 // variant; a compile failure (no binding of its own) gets p's first standard binding. nullopt
 // when it records no failure; UserError naming `where` when it is malformed.
 std::optional<FailingRun> recorded_failing_run(const Program& p, const nlohmann::json& verdict,
-                                               const std::string& where,
-                                               const CompilerUnderTest& compiler);
+                                               const std::string& where, const VariantLadder& compiler);
 
 // The failure to bisect or reduce in the saved program `file` (parsed as `p`): when
 // `recorded_first`, the one the verdict.json beside it records (a campaign's reproducer, a

@@ -1,6 +1,7 @@
 // The kernel-sharing measurement of bench/campaign_bench (bench/kernel_sharing.h):
 // what it counts as the same kernel.
 #include "bench/kernel_sharing.h"
+#include "tests/support/builtin.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +9,7 @@ namespace difftest::oracle {
 namespace {
 
 CheckOptions pipelines(std::vector<std::string> names) {
-  CheckOptions o;
+  CheckOptions o = testing::builtin_checks();
   o.levels = std::move(names);
   o.random_orders = 0;
   o.specialize = false;
@@ -29,10 +30,11 @@ TEST(KernelSharing, AnotherLlvmLevelIsAnotherKernel) {
   // O2 and O3 differ in their loop passes too; the same loop passes at two LLVM levels differ in
   // the level alone, and the level changes the machine code.
   CheckOptions o = pipelines({});
-  o.custom = {pipeline::Pipeline{"a", {"LegalizeOps"}, 1}, pipeline::Pipeline{"b", {"LegalizeOps"}, 2}};
+  o.custom = {testing::custom_list(pipeline::Pipeline{"a", {"LegalizeOps"}, 1}),
+              testing::custom_list(pipeline::Pipeline{"b", {"LegalizeOps"}, 2})};
   const KernelSharing s = measure_kernel_sharing(3, 5, o, GeneratorOptions{});
   ASSERT_GT(s.kernels, 0);
-  o.custom[1].llvm_opt_level = 1;
+  o.custom[1].settings["llvm_opt_level"] = 1;
   const KernelSharing same = measure_kernel_sharing(3, 5, o, GeneratorOptions{});
   // Each level alone hits on its repeated kernels; at one level the second compile hits on all.
   EXPECT_EQ(same.hits_in_program, s.kernels / 2 + s.hits_in_program / 2);

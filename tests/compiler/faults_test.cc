@@ -18,6 +18,7 @@
 #include "reference/inputs.h"
 #include "tests/compiler/fault_cases.h"
 #include "tests/support/ir_util.h"
+#include "tests/support/builtin.h"
 
 namespace difftest {
 namespace {
@@ -168,7 +169,7 @@ using testing::FaultCase;
 // `timeout`: seconds per stage; short only where a hang is expected (each one costs it), so that
 // a slow machine never turns a compile into a timeout elsewhere.
 oracle::Verdict check(const char* text, const std::string& pipeline = "O0", int64_t n = 3, double timeout = 60) {
-  oracle::CheckOptions options;
+  oracle::CheckOptions options = testing::builtin_checks();
   options.levels = {pipeline};
   options.bindings = {{{"n", n}}};
   options.specialize = false;  // one variant: the pipeline under one binding
@@ -225,14 +226,14 @@ TEST(Faults, PipelineWithoutTheFaultsPassIsOk) {
   for (const auto& f : faults::all_faults()) {
     if (f.pass == "LegalizeOps" || f.pass == "codegen") continue;  // required: cannot be dropped
     const FaultCase& c = case_of(f.name);
-    oracle::CheckOptions options;
+    oracle::CheckOptions options = testing::builtin_checks();
     options.levels.clear();
     pipeline::Pipeline without = pipeline::find_pipeline(c.pipeline);
     const auto it = std::find(without.passes.begin(), without.passes.end(), f.pass);
     ASSERT_NE(it, without.passes.end()) << f.name << ": " << c.pipeline << " does not run " << f.pass;
     without.passes.erase(it);
     without.name = std::string(c.pipeline) + "-without-" + f.pass;
-    options.custom = {without};
+    options.custom = {testing::custom_list(without)};
     options.bindings = {{{"n", 3}}};
     options.specialize = false;
     ScopedFaults on{f.name};
@@ -262,7 +263,7 @@ TEST(Faults, ReductionTailOnlyBreaksWhenLanesDoNotDivideK) {
 )";
   ScopedFaults on{"schedule-reduction-tail"};
   auto at = [&](int64_t k) {
-    oracle::CheckOptions options;
+    oracle::CheckOptions options = testing::builtin_checks();
     options.levels = {"O3"};
     options.bindings = {{{"k", k}}};
     options.specialize = false;

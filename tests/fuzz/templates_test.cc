@@ -19,6 +19,7 @@
 #include "reference/inputs.h"
 #include "reference/reference.h"
 #include "reference/summary.h"
+#include "tests/support/builtin.h"
 
 namespace difftest {
 namespace {
@@ -89,7 +90,7 @@ TEST_P(TemplateSeed, VerifiesRoundTripsStaysFiniteAndAgreesAtO0) {
     }
   }
 
-  oracle::CheckOptions options;
+  oracle::CheckOptions options = testing::builtin_checks();
   options.limits.cpu_seconds = 60;  // nothing hangs here: a slow machine must not make a timeout
   const oracle::Verdict v = oracle::check_program(p, options);
   const oracle::VariantVerdict* bad = nullptr;

@@ -7,18 +7,19 @@
 
 #include "compiler/faults/faults.h"
 #include "compiler/ir/parser.h"
+#include "tests/support/builtin.h"
 
 namespace difftest::oracle {
 namespace {
 
 FailingRun failing_at(const std::string& pipeline) {
   FailingRun run;
-  run.variant = builtin_compiler().named(pipeline, "test");
+  run.variant = backends::builtin_compiler().named(pipeline, "test");
   return run;
 }
 
 CheckOptions quiet_options() {
-  CheckOptions o;
+  CheckOptions o = testing::builtin_checks();
   o.limits.cpu_seconds = 60;  // nothing hangs here
   return o;
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "oracle/campaign/campaign.h"
+#include "tests/support/builtin.h"
 
 namespace difftest::oracle {
 namespace {
@@ -23,6 +24,7 @@ CampaignOptions small_campaign(const fs::path& dir, uint64_t last_seed) {
   c.last_seed = last_seed;
   c.jobs = 2;
   c.out_dir = dir.string();
+  c.check = testing::builtin_checks();
   c.check.levels = {"O0"};
   c.check.random_orders = 0;
   c.check.cross_checks.clear();

@@ -11,6 +11,7 @@
 #include "compiler/faults/faults.h"
 #include "compiler/ir/diagnostics.h"
 #include "oracle/gate/corpus.h"
+#include "tests/support/builtin.h"
 
 namespace difftest::oracle {
 namespace {
@@ -55,8 +56,10 @@ const char* kExp = R"(program @exp(n: 1..8) {
 GateOptions quick(const std::string& corpus) {
   GateOptions o;
   o.corpus = corpus;
+  o.corpus_compiler = &backends::builtin_compiler();
   o.campaign.unbounded = true;  // and no time: no seeds
   CheckOptions& check = o.campaign.check;
+  check = testing::builtin_checks();
   check.levels = {"O0"};
   check.random_orders = 0;
   check.cross_checks.clear();
@@ -81,9 +84,12 @@ std::set<Signature> signatures(std::initializer_list<std::string> texts) {
   return out;
 }
 
+// An entry read as the gate reads it: its passes and faults are the builtin compiler's.
+CorpusEntry read_entry(const std::string& path) { return read_corpus_entry(path, backends::builtin_compiler()); }
+
 std::string error_of(const std::string& path) {
   try {
-    read_corpus_entry(path);
+    read_entry(path);
   } catch (const UserError& e) {
     return e.what();
   }
@@ -92,11 +98,11 @@ std::string error_of(const std::string& path) {
 
 TEST(Corpus, ReadsExpectationsAndFaults) {
   TempCorpus c;
-  const CorpusEntry ok = read_corpus_entry(c.add("ok.ir", std::string("# expect: ok\n# what: a mul\n") + kMul));
+  const CorpusEntry ok = read_entry(c.add("ok.ir", std::string("# expect: ok\n# what: a mul\n") + kMul));
   EXPECT_FALSE(ok.expect) << "ok";
   EXPECT_TRUE(ok.faults.empty());
   EXPECT_EQ(ok.program.name(), "mul");
-  const CorpusEntry f = read_corpus_entry(
+  const CorpusEntry f = read_entry(
       c.add("f.ir", "# fault: mul-drops-tail\n# expect: " + kMulSignature + "\n# what: the tail\n" + kMul));
   EXPECT_EQ(f.faults, std::vector<std::string>{"mul-drops-tail"});
   ASSERT_TRUE(f.expect);
@@ -130,10 +136,10 @@ TEST(Corpus, MalformedHeadersAreLocatedErrors) {
 TEST(Corpus, ReadsAnotherCompilersKnownBugs) {
   TempCorpus c;
   const CorpusEntry e =
-      read_corpus_entry(c.add("ort.ir",
-                              "# compiler: ort\n# expect: mismatch|extended|compare|output of mul\n# expect: "
-                              "mismatch|all|compare|output of mul\n" +
-                                  std::string(kMul)));
+      read_entry(c.add("ort.ir",
+                       "# compiler: ort\n# expect: mismatch|extended|compare|output of mul\n# expect: "
+                       "mismatch|all|compare|output of mul\n" +
+                           std::string(kMul)));
   EXPECT_EQ(e.compiler, "ort");
   EXPECT_FALSE(e.expect);
   EXPECT_TRUE(e.faults.empty());
@@ -141,7 +147,7 @@ TEST(Corpus, ReadsAnotherCompilersKnownBugs) {
   EXPECT_EQ(e.known_bugs[0].str(), "mismatch|extended|compare|output of mul");
   EXPECT_EQ(e.known_bugs[1].str(), "mismatch|all|compare|output of mul");
   // Every kind of finding an external compiler shows, not only the builtin's usual ones.
-  const CorpusEntry kinds = read_corpus_entry(
+  const CorpusEntry kinds = read_entry(
       c.add("ov.ir", "# compiler: openvino\n# expect: nondeterministic|accuracy|run|two runs differ\n"
                      "# expect: timeout|static|run|it hung\n" + std::string(kMul)));
   ASSERT_EQ(kinds.known_bugs.size(), 2u);

@@ -1,6 +1,6 @@
 // Pass-order differential: random valid pass orders and subsets drawn from the registry, on
 // generated programs, agree with the reference; and the draw itself is valid and reproducible.
-#include "oracle/check/strategies.h"
+#include "backends/builtin/random_orders.h"
 
 #include <gtest/gtest.h>
 
@@ -19,8 +19,8 @@ TEST(PassOrders, AreValidListsAndDependOnlyOnTheSeed) {
   std::set<std::string> seen;
   for (uint64_t seed = 0; seed < testing::campaign_size(200); ++seed) {
     PcgChoices a(seed), b(seed);
-    const pipeline::Pipeline x = random_pass_order(a, "o");
-    const pipeline::Pipeline y = random_pass_order(b, "o");
+    const pipeline::Pipeline x = backends::random_pass_order(a, "o");
+    const pipeline::Pipeline y = backends::random_pass_order(b, "o");
     EXPECT_EQ(x.passes, y.passes);
     EXPECT_EQ(x.llvm_opt_level, y.llvm_opt_level);
     EXPECT_EQ(std::count(x.passes.begin(), x.passes.end(), "LegalizeOps"), 1);
@@ -46,7 +46,7 @@ TEST(PassOrders, TwoHundredRandomOrdersAgreeWithTheReference) {
     g.max_ops = 8;
     const Program p = generate_program(seed, g);
     PcgChoices choices(seed, 7);
-    const pipeline::Pipeline order = random_pass_order(choices, "order");
+    const pipeline::Pipeline order = backends::random_pass_order(choices, "order");
     const sym::Env env = reference::standard_bindings(p).back();
     const auto inputs = reference::generate_inputs(p, env, 1);
     const auto bounds = tolerance::bound_program(p, env, inputs, opt);

@@ -11,9 +11,12 @@
 #include "oracle/check/signature.h"
 #include "oracle/check/stage.h"
 #include "oracle/check/verdict.h"
+#include "tests/support/builtin.h"
 
 namespace difftest::oracle {
 namespace {
+
+using backends::builtin_compiler;
 
 TEST(Records, SignaturesReadAsTheyAreWritten) {
   const std::optional<Signature> mismatch = Signature::parse("mismatch|O0~O3|compare|output of mul");

@@ -101,7 +101,8 @@ TEST(ReduceFault, ACulpritListedTwiceCountsFromItsFirstApplication) {
                                   "twice.ir");
   CheckOptions options = options_for("O0");
   options.levels.clear();
-  options.custom = {pipeline::Pipeline{"custom", {"LegalizeOps", "ScheduleReduction", "ScheduleReduction"}, 2}};
+  options.custom = {
+      testing::custom_list(pipeline::Pipeline{"custom", {"LegalizeOps", "ScheduleReduction", "ScheduleReduction"}, 2})};
   const auto failing = first_failing_run(p, options);
   ASSERT_TRUE(failing);
   ASSERT_EQ(failing->verdict.kind, VerdictKind::Mismatch) << failing->verdict.message;
@@ -161,7 +162,7 @@ TEST(ReduceNoSlippage, AMismatchDoesNotBecomeATimeout) {
 )",
                                           "alone.ir");
   options.limits.cpu_seconds = 1;  // the slipped candidates hang: each costs this (CPU time: load does not matter)
-  ASSERT_EQ(check_pipeline(exp_alone, builtin_pipeline(failing->variant.tested), {}, options).kind,
+  ASSERT_EQ(testing::check_pipeline(exp_alone, backends::builtin_pipeline(failing->variant.tested), {}, options).kind,
             VerdictKind::Timeout)
       << "the slippage this test guards against must be possible";
   const ReductionReport r = reduce_failure(p, *failing, options, {}, "");

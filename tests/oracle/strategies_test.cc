@@ -5,6 +5,7 @@
 #include "compiler/ir/parser.h"
 #include "oracle/check/check.h"
 #include "reference/inputs.h"
+#include "tests/support/builtin.h"
 
 namespace difftest::oracle {
 namespace {
@@ -20,7 +21,7 @@ program @p(n: 1..9) {
 )";
 
 CheckOptions in_process() {
-  CheckOptions o;
+  CheckOptions o = testing::builtin_checks();
   o.isolate = false;
   o.random_bindings = 0;
   return o;
@@ -33,7 +34,7 @@ TEST(Strategies, RandomOrdersAreRecordedWithTheirPassesAndReproduce) {
   const Program p = parse_program(kProgram);
   const Verdict a = check_program(p, o);
   const Verdict b = check_program(p, o);
-  EXPECT_EQ(a.overall(), VerdictKind::Ok) << format_verdict(a, "a", builtin_compiler());
+  EXPECT_EQ(a.overall(), VerdictKind::Ok) << format_verdict(a, "a", backends::builtin_compiler());
   int orders = 0;
   for (size_t i = 0; i < a.variants.size(); ++i) {
     const VariantVerdict& v = a.variants[i];
@@ -71,17 +72,17 @@ TEST(Strategies, CrossChecksOptLevelsWhenBothRan) {
 TEST(Strategies, CustomPassListsAreCheckedAndSignedAsCustom) {
   CheckOptions o = in_process();
   o.levels = {};
-  o.custom = {pipeline::Pipeline{"custom", {"DeadCodeElimination", "LegalizeOps"}, 2, true}};
+  o.custom = {testing::custom_list(pipeline::Pipeline{"custom", {"DeadCodeElimination", "LegalizeOps"}, 2, true})};
   const Verdict v = check_program(parse_program(kProgram), o);
   ASSERT_FALSE(v.variants.empty());
   // Listed with the flags that compile it again, FMA contraction included.
-  const std::string printed = format_verdict(v, "t", builtin_compiler());
+  const std::string printed = format_verdict(v, "t", backends::builtin_compiler());
   EXPECT_NE(printed.find("  custom = --passes DeadCodeElimination,LegalizeOps --passes-llvm 2 --passes-fma\n"),
             std::string::npos)
       << printed;
   for (const auto& var : v.variants) {
     EXPECT_EQ(var.variant.name(), "custom");
-    EXPECT_EQ(builtin_pipeline(var.variant.tested).llvm_opt_level, 2);
+    EXPECT_EQ(backends::builtin_pipeline(var.variant.tested).llvm_opt_level, 2);
     EXPECT_EQ(var.kind, VerdictKind::Ok);
   }
   VariantVerdict failing = v.variants.front();

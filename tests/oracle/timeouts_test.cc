@@ -14,6 +14,7 @@
 #include "oracle/reduce/bisect.h"
 #include "oracle/check/check.h"
 #include "oracle/reduce/reduce_failure.h"
+#include "tests/support/builtin.h"
 
 namespace difftest::oracle {
 namespace {
@@ -37,7 +38,7 @@ const char* kMatmul = R"(program @mm() {
 )";
 
 CheckOptions one_pipeline(const std::string& name, double cpu_seconds) {
-  CheckOptions o;
+  CheckOptions o = testing::builtin_checks();
   o.levels = {name};
   o.random_orders = 0;
   o.cross_checks.clear();
@@ -114,7 +115,7 @@ TEST(Timeouts, TheCallersDeadlineCancelsACheckInsteadOfFailingIt) {
   const Verdict v = check_program(parse_program(kStaticExp, "exp.ir"), o);
   EXPECT_TRUE(v.cancelled);
   EXPECT_TRUE(v.variants.empty()) << "a cancelled compile is no verdict";
-  EXPECT_THROW(check_pipeline(parse_program(kStaticExp, "exp.ir"), pipeline::find_pipeline("O0"), {}, o),
+  EXPECT_THROW(testing::check_pipeline(parse_program(kStaticExp, "exp.ir"), pipeline::find_pipeline("O0"), {}, o),
                DeadlineReached);
 }
 
@@ -151,7 +152,7 @@ TEST(Timeouts, AHangReducesWithBudgetsRelativeToTheOriginalsWork) {
   CheckOptions o = one_pipeline("O0", 30);
   // A failure as a campaign records it: the hang, with the CPU its compile took before the run.
   FailingRun failing;
-  failing.variant = builtin_compiler().named("O0", "test");
+  failing.variant = backends::builtin_compiler().named("O0", "test");
   failing.verdict.kind = VerdictKind::Timeout;
   failing.work_cpu_seconds = 0.05;
   const ReductionReport r = reduce_failure(p, failing, o, {}, "");

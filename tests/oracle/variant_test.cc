@@ -24,6 +24,8 @@
 namespace difftest::oracle {
 namespace {
 
+using backends::builtin_compiler;
+
 namespace fs = std::filesystem;
 
 const char* kMulTanh = R"(program @mt(n: 2..8) {

@@ -1,17 +1,18 @@
 // Check options for tests that follow particular compiles: only the given pipelines, under the
 // standard bindings, with no random orders, cross-checks, shape-specialized compile or random
-// bindings.
+// bindings; the builtin compiler under test.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "oracle/check/check.h"
+#include "tests/support/builtin.h"
 
 namespace difftest::testing {
 
 inline oracle::CheckOptions pipelines_only(std::vector<std::string> pipelines, double cpu_seconds) {
-  oracle::CheckOptions o;
+  oracle::CheckOptions o = builtin_checks();
   o.levels = std::move(pipelines);
   o.random_orders = 0;
   o.cross_checks.clear();

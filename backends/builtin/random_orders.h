@@ -1,8 +1,6 @@
-// Differential strategies beyond "each named pipeline vs the reference":
-//   - random valid pass orders and subsets drawn from the registry (recorded in the verdict so
-//     `difftest run FILE --passes ...` reproduces one);
-//   - opt-level pairs compared directly (O0 vs O3, with the sum of both bounds);
-//   - a symbolic compile vs a shape-specialized compile of the same binding.
+// The builtin compiler's random pass orders: valid pass lists and subsets drawn from the
+// registry, recorded in the verdict so that `difftest run FILE --passes ...` reproduces one.
+// A check compiles them beside the named pipelines (CheckOptions::random_orders).
 #pragma once
 
 #include <string>
@@ -12,7 +10,7 @@
 #include "compiler/pipeline/pipelines.h"
 #include "fuzz/rng.h"
 
-namespace difftest::oracle {
+namespace difftest::backends {
 
 // A random pass list: graph passes (any subset, any order, repeats allowed), LegalizeOps, loop
 // passes likewise, a random LLVM level and FMA setting. Every list it draws is valid: the
@@ -23,4 +21,4 @@ pipeline::Pipeline random_pass_order(ChoiceSource& choices, const std::string& n
 // `count` orders named order1..orderN, seeded by the program's hash (same program, same orders).
 std::vector<pipeline::Pipeline> random_pass_orders(const Program& p, int count);
 
-}  // namespace difftest::oracle
+}  // namespace difftest::backends

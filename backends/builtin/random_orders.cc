@@ -1,11 +1,11 @@
-#include "oracle/check/strategies.h"
+#include "backends/builtin/random_orders.h"
 
 #include <fmt/format.h>
 
 #include "compiler/ir/printer.h"
 #include "compiler/pipeline/pass_manager.h"
 
-namespace difftest::oracle {
+namespace difftest::backends {
 
 namespace {
 
@@ -41,4 +41,4 @@ std::vector<pipeline::Pipeline> random_pass_orders(const Program& p, int count) 
   return out;
 }
 
-}  // namespace difftest::oracle
+}  // namespace difftest::backends

@@ -1,23 +1,36 @@
-// The builtin compiler as a compiler under test (compiler.h).
+#include "backends/builtin/builtin_compiler.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <chrono>
 #include <filesystem>
 
+#include "backends/builtin/builtin_faults.h"
+#include "backends/builtin/random_orders.h"
 #include "compiler/ir/diagnostics.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/pass_manager.h"
 #include "compiler/tensor/npy.h"
 #include "exporters/tvmscript/tvmscript.h"
 #include "oracle/check/check.h"
-#include "oracle/check/compiler.h"
 #include "oracle/check/expected_results.h"
-#include "oracle/check/strategies.h"
 #include "oracle/check/wire.h"
 #include "oracle/isolate/clock.h"
 
-namespace difftest::oracle {
+namespace difftest::backends {
+
+using oracle::Case;
+using oracle::CheckOptions;
+using oracle::CompiledRuns;
+using oracle::CompilerUnderTest;
+using oracle::PlantedFaults;
+using oracle::Progress;
+using oracle::Stage;
+using oracle::StepRole;
+using oracle::Variant;
+using oracle::VariantKind;
+using oracle::VariantVerdict;
 
 namespace {
 
@@ -30,16 +43,20 @@ constexpr codegen::MachineCode kCheckedMachineCode = codegen::MachineCode::Fast;
 class BuiltinCompiler final : public CompilerUnderTest {
  public:
   std::string identity() const override {
-    return fmt::format("difftest {} (embedded compiler, LLVM 14 JIT)", kDifftestVersion);
+    return fmt::format("difftest {} (embedded compiler, LLVM 14 JIT)", oracle::kDifftestVersion);
   }
 
   std::string name() const override { return "builtin"; }
-  bool takes_planted_faults() const override { return true; }
+  const PlantedFaults* planted_faults() const override { return &builtin_faults(); }
+
+  std::vector<std::string> step_list(const std::string& text, const std::string& where) const override {
+    return pipeline::parse_pass_list(text, where);
+  }
 
   std::vector<Variant> variants(const Program& p, const CheckOptions& options) const override {
     std::vector<Variant> out;
     for (const auto& name : options.levels) out.push_back(named(name, "--opt"));
-    for (const auto& custom : options.custom) out.push_back(builtin_variant(VariantKind::Custom, custom));
+    out.insert(out.end(), options.custom.begin(), options.custom.end());
     for (const auto& order : random_pass_orders(p, options.random_orders)) {
       out.push_back(builtin_variant(VariantKind::RandomOrder, order));
     }
@@ -86,24 +103,26 @@ class BuiltinCompiler final : public CompilerUnderTest {
   CompiledRuns compile_and_run(const Program& p, const Variant& variant, const std::vector<const Case*>& cases,
                                Progress& progress) const override {
     const pipeline::Pipeline pipe = builtin_pipeline(variant);
-    progress.stage(encode_stage(Stage::compile()));
+    progress.stage(oracle::encode_stage(Stage::compile()));
     auto t0 = std::chrono::steady_clock::now();
     pipeline::RunOptions run_options;
     run_options.bisect_limit = pipe.bisect_limit;
-    run_options.before_pass = [&](const std::string& pass) { progress.stage(encode_stage(Stage::compile(pass))); };
+    run_options.before_pass = [&](const std::string& pass) {
+      progress.stage(oracle::encode_stage(Stage::compile(pass)));
+    };
     pipeline::Lowered lowered = pipeline::run_passes(p, pipe.passes, run_options);
-    progress.stage(encode_stage(Stage::codegen()));
+    progress.stage(oracle::encode_stage(Stage::codegen()));
     const runtime::Executable exe(std::move(lowered.graph), std::move(lowered.module),
                                   codegen::JitOptions{pipe.llvm_opt_level, pipe.fma_contraction, kCheckedMachineCode});
     CompiledRuns out;
-    out.compile_ms = ms_since(t0);
+    out.compile_ms = oracle::ms_since(t0);
     out.kernels = exe.module().funcs.size();
     for (const Case* c : cases) {
-      progress.stage(encode_stage(Stage::run(c->env)));
+      progress.stage(oracle::encode_stage(Stage::run(c->env)));
       t0 = std::chrono::steady_clock::now();
       CompiledRuns::Run run;
       run.outputs = exe.run(c->inputs, c->env);
-      run.run_ms = ms_since(t0);
+      run.run_ms = oracle::ms_since(t0);
       out.runs.push_back(std::move(run));
     }
     return out;
@@ -137,7 +156,7 @@ class BuiltinCompiler final : public CompilerUnderTest {
     return fmt::format(
         "difftest {} (embedded compiler, LLVM 14 JIT: IR passes at -O{}{}, machine code at LLVM's fast level, "
         "target {})",
-        kDifftestVersion, pipe.llvm_opt_level, pipe.fma_contraction ? ", FMA contraction" : "", target());
+        oracle::kDifftestVersion, pipe.llvm_opt_level, pipe.fma_contraction ? ", FMA contraction" : "", target());
   }
 
   std::string replay_flags(const Variant& variant) const override {
@@ -154,8 +173,8 @@ class BuiltinCompiler final : public CompilerUnderTest {
     tvm.failing_config = failure.variant.tested.name();
     tvm.passing_config = "O0";
     tvm.binding = binding;
-    const Case c = make_case(p, binding, options.cases());
-    if (!c.invalid()) tvm.expected = expected_results(p, c, failure.kind, options);
+    const Case c = oracle::make_case(p, binding, options.cases());
+    if (!c.invalid()) tvm.expected = oracle::expected_results(p, c, failure.kind, options);
     write_file_atomic((std::filesystem::path(dir) / "repro_tvmscript.py").string(),
                       exporters::export_tvmscript(p, tvm));
   }
@@ -200,4 +219,4 @@ const CompilerUnderTest& builtin_compiler() {
   return compiler;
 }
 
-}  // namespace difftest::oracle
+}  // namespace difftest::backends

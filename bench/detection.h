@@ -1,9 +1,10 @@
-// The detection benchmark: for each fault of the catalog (compiler/faults), campaigns with the
-// fault on, from several starting seeds, each stopped at its first failure attributable to the
-// fault (the same program, variant and binding pass with it off; oracle/campaign.h) or at a time
-// budget; how long and how many programs it took, what was reported, and whether reducing that
-// first failure names the pass the fault lives in. The same campaigns on the clean compiler
-// count false alarms. bench/detection_bench prints the tables; docs/faults.md has the figures.
+// The detection benchmark's engine: for each fault of the catalog (compiler/faults), campaigns
+// with the fault on, from several starting seeds, each stopped at its first failure
+// attributable to the fault (the same program, variant and binding pass with it off;
+// oracle/campaign/campaign.h) or at a time budget; how long and how many programs it took, what
+// was reported, and whether reducing that first failure names the pass the fault lives in. The
+// same campaigns on the clean compiler count false alarms. bench/detection_bench prints the
+// tables; docs/faults.md has the figures.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/builtin/builtin_compiler.h"
 #include "fuzz/generator.h"
 #include "oracle/check/check.h"
 #include "oracle/check/probes.h"
@@ -23,7 +25,12 @@ struct DetectionOptions {
   std::vector<uint64_t> start_seeds = {0, 100000, 200000};
   double budget_seconds = 120;  // per campaign (one fault, one starting seed)
   int jobs = 2;
-  CheckOptions check = default_check_options();  // what each program gets (`difftest fuzz`'s defaults)
+  // What each program gets (`difftest fuzz`'s defaults): the faults are the builtin compiler's.
+  CheckOptions check = [] {
+    CheckOptions o = default_check_options();
+    o.compiler = &backends::builtin_compiler();
+    return o;
+  }();
   GeneratorOptions generator;
   ProbeSelection probe;          // probed programs (`difftest fuzz --probe all`)
   bool reduce = true;            // reduce each campaign's first failure

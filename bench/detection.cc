@@ -1,4 +1,4 @@
-#include "oracle/campaign/detection.h"
+#include "bench/detection.h"
 
 #include <fmt/format.h>
 
