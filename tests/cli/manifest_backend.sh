@@ -5,16 +5,7 @@
 # bug a mismatch at `fast`, a crash, a hang), the bug bisected by disable-list to `commute`,
 # reduced and reported with the manifest's reproducer template; malformed manifests are refused
 # with the file and the field.
-set -u
-difftest=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; cat "$tmp/out" 2>/dev/null; exit 1; }
-/usr/bin/python3 -c "import numpy" 2>/dev/null || fail "/usr/bin/python3 with numpy (python3-numpy) is needed"
-m=$tmp/si/standin.json
-mkdir "$tmp/si"
-cp "$src/tests/backends/standin/standin_worker.py" "$src/tests/backends/standin/repro.sh.in" "$tmp/si/"
-sed "s#@DIFFTEST@#$difftest#; s#@PYTHON@#/usr/bin/python3#" "$src/tests/backends/standin/standin.json.in" > "$m"
+source "$(dirname "$0")/standin_setup.sh" "$@"
 
 # A campaign finds the planted bug at `fast` and nowhere at the baseline.
 "$difftest" fuzz --seeds 0..9 --jobs 1 --backend "$m" --out "$tmp/f" > "$tmp/out" 2>&1

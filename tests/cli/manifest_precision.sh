@@ -4,16 +4,7 @@
 # program computed in bf16 (its manifest's `precision`) and passes, while the same results at a level
 # that declares no precision (`rounded`) are a mismatch; a level that `needs` a capability the
 # worker does not report is left out of the default check; a bad precision is refused by field.
-set -u
-difftest=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; cat "$tmp/out" 2>/dev/null; exit 1; }
-/usr/bin/python3 -c "import numpy" 2>/dev/null || fail "/usr/bin/python3 with numpy (python3-numpy) is needed"
-m=$tmp/si/standin.json
-mkdir "$tmp/si"
-cp "$src/tests/backends/standin/standin_worker.py" "$src/tests/backends/standin/repro.sh.in" "$tmp/si/"
-sed "s#@DIFFTEST@#$difftest#; s#@PYTHON@#/usr/bin/python3#" "$src/tests/backends/standin/standin.json.in" > "$m"
+source "$(dirname "$0")/standin_setup.sh" "$@"
 cat > "$tmp/p.ir" <<'IR'
 program @layer(n: 1..16) {
   %x: f32[n, 24] = param
