@@ -234,7 +234,10 @@ std::string repro_header(const Program& p, const TvmScriptOptions& options) {
     at = end + 1;
   }
   out += "import json\nimport sys\n\nimport numpy as np\nimport tvm\nfrom tvm import relax\n";
-  out += "from tvm.script import ir as I, relax as R, tir as T\n\n\n";
+  // TVM 0.27 (apache-tvm on PyPI) names TVMScript's TIR dialect `tirx`; earlier releases `tir`.
+  out += "from tvm.script import ir as I, relax as R\n\n";
+  out += "try:  # TVM 0.27 renamed TVMScript's TIR dialect\n    from tvm.script import tirx as T\n";
+  out += "except ImportError:\n    from tvm.script import tir as T\n\n\n";
   return out;
 }
 
