@@ -111,12 +111,6 @@ std::map<std::string, std::vector<std::string>> bound_arguments(const ::onnx::No
   return bound;
 }
 
-}  // namespace
-
-std::string ort_kernel_table_version() { return table().version; }
-
-namespace {
-
 // Why no kernel of `candidates` takes the node's arguments as `types` gives them ("" when one does).
 std::string refusal(const std::vector<const Kernel*>& candidates,
                     const std::map<std::string, std::vector<std::string>>& bound,
@@ -143,6 +137,8 @@ std::string refusal(const std::vector<const Kernel*>& candidates,
 }
 
 }  // namespace
+
+std::string ort_kernel_table_version() { return table().version; }
 
 std::string ort_missing_kernel(const ::onnx::ModelProto& typed) {
   std::map<std::string, int> opsets;
