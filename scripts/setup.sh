@@ -52,7 +52,7 @@ if ! cmp -s "$ort_dir/package-lock.json" "$ort_dir/node_modules/.package-lock.js
   cp "$ort_dir/package-lock.json" "$ort_dir/node_modules/.package-lock.json.installed"
 fi
 # Python packages of the backends (backends/*/requirements.lock: OpenVINO, ONNX Runtime's Python
-# binding), each into a virtual environment of its own in the build tree (build/<backend>/venv),
+# binding, Apache TVM), each into a virtual environment of its own in the build tree (build/<backend>/venv),
 # from PyPI only, every file checked against the lock's hashes.
 for lock in backends/*/requirements.lock; do
   venv="$build_dir/$(basename "$(dirname "$lock")")/venv"

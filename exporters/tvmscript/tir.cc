@@ -26,9 +26,9 @@ std::string fconst(DType t, double v) { return cast(t, fmt::format("T.float64({}
 
 // Float arithmetic of the narrow formats is carried in f32, as our lowering does.
 
-// One prim_func: buffer parameters for the operands and results, the dim variables they and
-// the attributes use as trailing T.int64 parameters (passed through tir_vars), scratch
-// buffers and the loop nest.
+// One prim_func: buffer parameters for the operands, the dim variables they and the attributes
+// use as T.int64 parameters (passed as R.prim_value arguments), buffers for the results,
+// scratch buffers and the loop nest.
 class PrimFunc {
  public:
   PrimFunc(Emitter& e, const Binding& b) : e_(e), b_(b) {
@@ -84,7 +84,14 @@ class PrimFunc {
   // Adds the function to the module and binds the results in main through R.call_tir.
   void finish(const std::string& base) {
     std::vector<std::string> params, prologue;
-    for (const auto& [name, type] : bufs_) {
+    const size_t inputs = b_.args().size();
+    for (size_t k = 0; k < bufs_.size(); ++k) {
+      // TVM 0.27's call_tir passes its arguments to the leading parameters and the results to
+      // the rest: the dims, passed as R.prim_value arguments, come between.
+      if (k == inputs) {
+        for (const std::string& d : dims_) params.push_back(d + ": T.int64");
+      }
+      const auto& [name, type] = bufs_[k];
       std::vector<std::string> dims;
       for (const sym::Expr& d : type.shape) dims.push_back(dim(d));
       const std::string shape = "(" + join(dims) + (dims.size() == 1 ? ",)" : ")");
@@ -95,7 +102,6 @@ class PrimFunc {
         prologue.push_back(fmt::format("{} = T.match_buffer(var_{}, {}, \"{}\")", name, name, shape, tvm_dtype(type.dtype)));
       }
     }
-    for (const std::string& d : dims_) params.push_back(d + ": T.int64");
     std::string text = fmt::format("    @T.prim_func(private=True)\n    def {{name}}({}):\n", join(params));
     text += "        T.func_attr({\"tir.noalias\": True})\n";
     for (const auto* part : {&prologue, &allocs_}) {
@@ -104,13 +110,13 @@ class PrimFunc {
     for (const std::string& l : body_) text += "        " + l + "\n";
     const std::string fn = e_.add_prim_func(base, text);
 
-    std::vector<std::string> args, sinfos;
+    std::vector<std::string> args, types;
     for (const Value& v : b_.args()) args.push_back(e_.name(v));
-    for (const Value& v : b_.results()) sinfos.push_back(e_.sinfo(v.type()));
+    for (const std::string& d : dims_) args.push_back("R.prim_value(" + d + ")");
+    for (const Value& v : b_.results()) types.push_back(e_.sinfo(v.type()));
     const std::string tuple = "(" + join(args) + (args.size() == 1 ? ",)" : ")");
-    const std::string out_sinfo = sinfos.size() == 1 ? sinfos[0] : "[" + join(sinfos) + "]";
-    const std::string tir_vars = dims_.empty() ? "" : ", tir_vars=R.shape([" + join(dims_) + "])";
-    const std::string call = fmt::format("R.call_tir(cls.{}, {}, out_sinfo={}{})", fn, tuple, out_sinfo, tir_vars);
+    const std::string out_ty = types.size() == 1 ? types[0] : "[" + join(types) + "]";
+    const std::string call = fmt::format("R.call_tir(cls.{}, {}, out_ty={})", fn, tuple, out_ty);
     if (b_.results().size() == 1) {
       e_.line(fmt::format("{} = {}", e_.name(b_.result()), call));
       return;
