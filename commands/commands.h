@@ -111,7 +111,10 @@ int import_command(const ImportRequest& r, const Print& out);
 // export FILE.ir --onnx OUT.onnx: the program as an ONNX model (onnx::checker accepts it); what
 // has no ONNX form yet is an error naming the binding and op.
 struct ExportRequest {
-  std::string file, onnx_out;
+  // The model to write: an ONNX model (`onnx_out`), or (`tvmscript_out`) a self-checking
+  // repro_tvmscript.py that builds the program with TVM at every opt_level and judges each
+  // against the reference on the inputs of `bind` (its dims; lower bounds where absent).
+  std::string file, onnx_out, tvmscript_out, bind;
   uint64_t form_seed = 0;
   bool form_seed_given = false;
   bool unpacked_q4 = false;  // q4 weights unpacked then MatMul, never ORT's MatMulNBits

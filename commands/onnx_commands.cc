@@ -9,9 +9,14 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/tensor/npy.h"
+#include "exporters/tvmscript/tvmscript.h"
 #include "interop/onnx/conformance.h"
 #include "interop/onnx/export.h"
 #include "interop/onnx/import.h"
+#include "oracle/check/case.h"
+#include "oracle/check/check.h"
+#include "oracle/check/expected_results.h"
+#include "reference/inputs.h"
 
 namespace difftest::commands {
 
@@ -48,7 +53,40 @@ int import_command(const ImportRequest& r, const Print& out) {
   return kOk;
 }
 
+namespace {
+
+// The program as TVMScript with its reference embedded: the inputs of one binding, the reference
+// values and the allowance of the default check's tolerance.
+int export_tvmscript_command(const ExportRequest& r, const Print& out) {
+  if (r.form_seed_given || r.unpacked_q4 || r.bf16_edges || !r.backend.empty()) {
+    throw UserError(ErrorKind::Usage, "--tvmscript: --form-seed, --unpacked-q4, --bf16-edges and --backend are ONNX's");
+  }
+  const Program p = parse_program_file(r.file);
+  verify(p);
+  const oracle::CheckOptions options = oracle::default_check_options();
+  exporters::TvmScriptOptions tvm;
+  tvm.failing_config = "";
+  const oracle::Case c = oracle::make_case(p, reference::parse_binding(r.bind, "--bind"), options.cases());
+  if (c.invalid()) {
+    throw UserError(ErrorKind::Evaluation,
+                    fmt::format("{}: no finite reference under this binding: {}", r.file, c.invalid_reason()));
+  }
+  tvm.binding = c.env;
+  tvm.expected = oracle::expected_results(p, c, oracle::VerdictKind::Mismatch, options);
+  write_file_atomic(r.tvmscript_out, exporters::export_tvmscript(p, tvm));
+  out(fmt::format("wrote {} (the reference of {} inputs embedded; run it with TVM's Python)\n", r.tvmscript_out,
+                  c.inputs.size()));
+  return kOk;
+}
+
+}  // namespace
+
 int export_command(const ExportRequest& r, const Print& out) {
+  if (r.onnx_out.empty() == r.tvmscript_out.empty()) {
+    throw UserError(ErrorKind::Usage, "export: give --onnx FILE or --tvmscript FILE (one of them)");
+  }
+  if (!r.tvmscript_out.empty()) return export_tvmscript_command(r, out);
+  if (!r.bind.empty()) throw UserError(ErrorKind::Usage, "--bind: the inputs of --tvmscript; an ONNX model has none");
   if (!r.backend.empty()) {
     const backends::Backend& backend = backends::find_backend(r.backend, "--backend");
     if (backend.name != "ort") {

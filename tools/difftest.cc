@@ -156,10 +156,14 @@ int main(int argc, char** argv) {
   import->add_option("model", imp.file, "ONNX model (.onnx)")->required();
   import->add_option("--dim", imp.dims, "the range of a symbolic dim, e.g. n=1..512; repeatable");
 
-  auto* export_cmd = app.add_subcommand("export", "write a program as an ONNX model");
+  auto* export_cmd = app.add_subcommand("export", "write a program as an ONNX model or a self-checking TVMScript file");
   commands::ExportRequest exp;
   export_cmd->add_option("file", exp.file, "IR file")->required();
-  export_cmd->add_option("--onnx", exp.onnx_out, "the .onnx file to write")->required();
+  export_cmd->add_option("--onnx", exp.onnx_out, "the .onnx file to write");
+  export_cmd->add_option("--tvmscript", exp.tvmscript_out,
+                         "the .py file to write: the program as a TVM Relax module that builds it at every TVM "
+                         "opt_level and judges each against the reference embedded (exit 1 when one is wrong)");
+  export_cmd->add_option("--bind", exp.bind, "with --tvmscript: the dims of the inputs, e.g. n=5 (default: lower bounds)");
   export_cmd->add_option("--form-seed", exp.form_seed, "chooses among equivalent decomposition forms (default 0)")
       ->check(unsigned_number());
   export_cmd->add_flag("--unpacked-q4", exp.unpacked_q4,

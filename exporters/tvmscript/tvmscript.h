@@ -15,7 +15,9 @@
 namespace difftest::exporters {
 
 struct TvmScriptOptions {
-  std::string failing_config = "O3";  // "O0".."O3" select a TVM opt_level; anything else is shown as is
+  // "O0".."O3" select a TVM opt_level; anything else is shown as is; "" with `expected`: no failure
+  // (`difftest export --tvmscript`), every level judged and any wrong one fails.
+  std::string failing_config = "O3";
   std::string passing_config = "O0";
   sym::Env binding;                   // dims of the driver's inputs; absent dims take their lower bound
   // The failing run's inputs, the reference values and the allowance: with them the driver runs

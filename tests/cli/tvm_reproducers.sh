@@ -5,7 +5,7 @@
 # primitive arguments), builds it at opt_level 0..3 and runs it on the failing inputs. The
 # failures are faults planted in difftest's own compiler, so TVM computes each right: PASS at
 # every level, exit 0. One entry of each form: a prim_func with a dim (attention with a window),
-# a q4f16_1 dequantize, a symbolic reshape, a matmul.
+# a q4f16_1 dequantize, a symbolic reshape, a matmul. Then a program exported with its reference.
 set -u
 difftest=$1 src=$2 python=$3
 tmp=$(mktemp -d)
@@ -20,4 +20,17 @@ for name in decompose-window-off-by-one q4f16-1-zero-point-8 fold-constant-symbo
     grep -q "^PASS opt_level=$level" "$tmp/out" || fail "$name: no PASS at opt_level $level"
   done
 done
+# A program with no failure, exported with its reference (`difftest export --tvmscript`): every
+# level judged, PASS at each; the reference altered by hand makes each level FAIL and exit 1.
+"$difftest" export "$src/corpus/norms_and_softmax.ir" --tvmscript "$tmp/norms.py" > "$tmp/out" 2>&1 ||
+  fail "export --tvmscript"
+(cd "$tmp" && "$python" norms.py > "$tmp/out" 2>&1) || fail "TVM did not pass the exported program"
+[ "$(grep -c '^PASS opt_level=' "$tmp/out")" -eq 4 ] || fail "not PASS at the four opt_levels"
+# The first reference value's top byte (little-endian f64) set to 0x7f, about 1e300 times larger:
+# the same module must now be judged wrong at every level.
+sed -E 's/"ref_hex":"(.{14})../"ref_hex":"\17f/' "$tmp/norms.py" > "$tmp/wrong.py"
+(cd "$tmp" && "$python" wrong.py > "$tmp/out" 2>&1) && fail "an altered reference should fail"
+[ "$(grep -c '^FAIL opt_level=' "$tmp/out")" -eq 4 ] || fail "not FAIL at the four opt_levels"
+"$difftest" export "$src/corpus/norms_and_softmax.ir" --tvmscript "$tmp/x.py" --onnx "$tmp/x.onnx" > "$tmp/out" 2>&1
+[ $? -eq 2 ] && grep -q "give --onnx FILE or --tvmscript FILE (one of them)" "$tmp/out" || fail "both outputs at once"
 echo PASS
