@@ -102,12 +102,15 @@ class PrimFunc {
         prologue.push_back(fmt::format("{} = T.match_buffer(var_{}, {}, \"{}\")", name, name, shape, tvm_dtype(type.dtype)));
       }
     }
-    std::string text = fmt::format("    @T.prim_func(private=True)\n    def {{name}}({}):\n", join(params));
-    text += "        T.func_attr({\"tir.noalias\": True})\n";
-    for (const auto* part : {&prologue, &allocs_}) {
-      for (const std::string& l : *part) text += "        " + l + "\n";
+    // TVM 0.27's form of a scheduled-TIR function: its body one root block (relax's analyses,
+    // such as RewriteDataflowReshape's, stop with an internal error on a body without it).
+    std::string text = fmt::format("    @T.prim_func(private=True, s_tir=True)\n    def {{name}}({}):\n", join(params));
+    text += "        T.func_attr({\"tirx.noalias\": True})\n";
+    for (const std::string& l : prologue) text += "        " + l + "\n";
+    text += "        with T.sblock(\"root\"):\n";
+    for (const auto* part : {&allocs_, &body_}) {
+      for (const std::string& l : *part) text += "            " + l + "\n";
     }
-    for (const std::string& l : body_) text += "        " + l + "\n";
     const std::string fn = e_.add_prim_func(base, text);
 
     std::vector<std::string> args, types;
