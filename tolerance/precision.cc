@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ops/op.h"
@@ -31,7 +32,11 @@ const OpDef& op_named(const char* name) {
 
 class Narrowing {
  public:
-  Narrowing(const Program& p, DType precision) : p_(p), precision_(precision), ranges_(p.ranges()) {}
+  Narrowing(const Program& p, DType precision) : p_(p), precision_(precision), ranges_(p.ranges()) {
+    for (const Binding& b : p.bindings()) {
+      for (const Value& r : b.results()) names_.insert(r.name());
+    }
+  }
 
   Program run() {
     for (const Binding& b : p_.bindings()) {
@@ -123,7 +128,8 @@ class Narrowing {
     const OpDef& op = op_named("cast");
     const Attrs attrs = make_attrs(op, {{"dtype", to}});
     std::string name = name_hint;
-    for (int k = 2; taken(name); ++k) name = fmt::format("{}{}", name_hint, k);
+    for (int k = 2; names_.count(name); ++k) name = fmt::format("{}{}", name_hint, k);
+    names_.insert(name);
     TensorType type = v.type();
     type.dtype = to;
     const Value out = Value::make(name, type);
@@ -131,25 +137,12 @@ class Narrowing {
     return out;
   }
 
-  bool taken(const std::string& name) const {
-    for (const Binding& b : p_.bindings()) {
-      for (const Value& r : b.results()) {
-        if (r.name() == name) return true;
-      }
-    }
-    for (const Binding& b : bindings_) {
-      for (const Value& r : b.results()) {
-        if (r.name() == name) return true;
-      }
-    }
-    return false;
-  }
-
   const Program& p_;
   DType precision_;
   sym::Ranges ranges_;
   std::vector<Binding> bindings_;
   std::unordered_map<const ValueNode*, Value> map_;
+  std::unordered_set<std::string> names_;  // every value name of p and of the casts added
 };
 
 }  // namespace
