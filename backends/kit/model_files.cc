@@ -13,7 +13,9 @@
 
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
+#include "compiler/tensor/constant.h"
 #include "compiler/tensor/npy.h"
+#include "exporters/tvmscript/tvmscript.h"
 #include "interop/onnx/export.h"
 #include "interop/onnx/import.h"
 
@@ -47,15 +49,36 @@ std::string worker_type_name(DType t) {
   throw InternalError(fmt::format("no worker tensor type for {}", dtype_name(t)));
 }
 
-std::string model_format_name(ModelFormat f) { return f == ModelFormat::Onnx ? "onnx" : "ir"; }
+std::string model_format_name(ModelFormat f) {
+  switch (f) {
+    case ModelFormat::Onnx:
+      return "onnx";
+    case ModelFormat::Text:
+      return "ir";
+    case ModelFormat::TvmScript:
+      return "tvmscript";
+  }
+  throw InternalError("unknown model format");
+}
 
 std::optional<ModelFormat> parse_model_format(const std::string& name) {
-  if (name == "onnx") return ModelFormat::Onnx;
-  if (name == "ir") return ModelFormat::Text;
+  for (ModelFormat f : {ModelFormat::Onnx, ModelFormat::Text, ModelFormat::TvmScript}) {
+    if (name == model_format_name(f)) return f;
+  }
   return std::nullopt;
 }
 
-std::string WorkerModel::file_name() const { return format == ModelFormat::Onnx ? "model.onnx" : "program.ir"; }
+std::string WorkerModel::file_name() const {
+  switch (format) {
+    case ModelFormat::Onnx:
+      return "model.onnx";
+    case ModelFormat::Text:
+      return "program.ir";
+    case ModelFormat::TvmScript:
+      return "program.py";
+  }
+  throw InternalError("unknown model format");
+}
 
 WorkerModel export_text_model(const Program& p) {
   WorkerModel model;
@@ -63,13 +86,45 @@ WorkerModel export_text_model(const Program& p) {
   model.bytes = print(p);
   const std::vector<Value> params = p.params();
   for (size_t i = 0; i < params.size(); ++i) {
-    model.inputs.push_back({params[i].name(), static_cast<int>(i), "", params[i].type().dtype});
+    model.inputs.push_back({params[i].name(), static_cast<int>(i), nullptr, "", params[i].type().dtype});
+  }
+  return model;
+}
+
+WorkerModel export_tvmscript_model(const Program& p) {
+  const exporters::TvmScriptModule module = exporters::export_tvmscript_module(p);
+  WorkerModel model;
+  model.format = ModelFormat::TvmScript;
+  model.bytes = module.text;
+  const std::vector<Value> params = p.params();
+  std::map<const ValueNode*, const Binding*> constants;
+  for (const Binding& b : p.bindings()) {
+    if (b.kind() == BindingKind::Const) constants.emplace(b.result().get(), &b);
+  }
+  for (const Value& v : module.inputs) {
+    WorkerModel::Input input{v.name(), -1, nullptr, "", v.type().dtype};
+    const auto param = std::find_if(params.begin(), params.end(), [&](const Value& x) { return x.get() == v.get(); });
+    if (param != params.end()) {
+      input.param = static_cast<int>(param - params.begin());
+    } else {
+      DT_CHECK(constants.count(v.get()), "a TVMScript module's input is neither a param nor a constant: " + v.name());
+      input.constant = constants.at(v.get());
+    }
+    model.inputs.push_back(std::move(input));
   }
   return model;
 }
 
 WorkerModel export_model(const Program& p, ModelFormat format) {
-  return format == ModelFormat::Onnx ? export_onnx_model(p) : export_text_model(p);
+  switch (format) {
+    case ModelFormat::Onnx:
+      return export_onnx_model(p);
+    case ModelFormat::Text:
+      return export_text_model(p);
+    case ModelFormat::TvmScript:
+      return export_tvmscript_model(p);
+  }
+  throw InternalError("unknown model format");
 }
 
 WorkerModel export_onnx_model(const Program& p) {
@@ -126,7 +181,12 @@ std::vector<std::pair<std::string, Tensor>> feeds_of(const WorkerModel& model, c
   const std::vector<Value> params = p.params();
   std::vector<std::pair<std::string, Tensor>> out;
   for (const WorkerModel::Input& input : model.inputs) {
-    if (input.param < 0) {
+    if (input.constant) {
+      const TensorType& t = input.constant->result().type();
+      std::vector<int64_t> shape;
+      for (const sym::Expr& d : t.shape) shape.push_back(sym::eval(d, c.env));
+      out.emplace_back(input.name, materialize_constant(input.constant->constant(), t.dtype, shape));
+    } else if (input.param < 0) {
       // Only its length matters: the graph reads the dim from its shape.
       out.emplace_back(input.name, Tensor(DType::u8, {c.env.at(input.dim)}));
     } else {

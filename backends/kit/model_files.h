@@ -25,19 +25,24 @@ namespace difftest::backends {
 enum class ModelFormat {
   Onnx,  // model.onnx: bf16 only inside the graph (f32 at its edges), q4 weights through MatMulNBits
   Text,  // program.ir: difftest's IR text (docs/ir.md), every dtype at the edges as declared
+  // program.py: a TVM Relax module (exporters/tvmscript), every dtype at the edges as declared;
+  // generated constants are inputs after the params, dims no tensor binds an R.Shape argument
+  TvmScript,
 };
-// "onnx", "ir"; parse_model_format: nullopt for another name.
+// "onnx", "ir", "tvmscript"; parse_model_format: nullopt for another name.
 std::string model_format_name(ModelFormat f);
 std::optional<ModelFormat> parse_model_format(const std::string& name);
 
 struct WorkerModel {
   ModelFormat format = ModelFormat::Onnx;
-  std::string bytes;  // the file's contents (a serialized ModelProto, or the IR text)
-  // The model's inputs in order: a param (its index in Program::params(), fed in `dtype`) or an
+  std::string bytes;  // the file's contents (a serialized ModelProto, the IR text or the Python module)
+  // The model's inputs in order: a param (its index in Program::params(), fed in `dtype`), a
+  // generated constant materialized under the case's binding (`constant`, TVMScript only) or an
   // extent input carrying dim `dim` as its length (ONNX only).
   struct Input {
     std::string name;
-    int param = -1;  // -1: an extent input
+    int param = -1;  // -1: a constant or an extent input
+    const Binding* constant = nullptr;
     std::string dim;
     DType dtype = DType::f32;
   };
@@ -45,7 +50,7 @@ struct WorkerModel {
   // ONNX: the model as ONNX's type inference left it (the type of every value), which a
   // backend's table of kernels is checked against (backends/onnxruntime/ort_kernels.h).
   std::shared_ptr<const ::onnx::ModelProto> typed;
-  // The file name a worker is given it under: "model.onnx" or "program.ir".
+  // The file name a worker is given it under: "model.onnx", "program.ir" or "program.py".
   std::string file_name() const;
   // The dtype a program value of `t` crosses the boundary in (ONNX: bf16 as f32).
   DType edge_dtype(DType t) const { return format == ModelFormat::Onnx && t == DType::bf16 ? DType::f32 : t; }
@@ -55,13 +60,15 @@ struct WorkerModel {
 WorkerModel export_onnx_model(const Program& p);
 // The program as its IR text (every program has one).
 WorkerModel export_text_model(const Program& p);
+// The program as a TVM Relax module (exporters/tvmscript/tvmscript.h).
+WorkerModel export_tvmscript_model(const Program& p);
 WorkerModel export_model(const Program& p, ModelFormat format);
 
 // The protocol's name for a dtype at the model's edges ("float32", "bfloat16", ...).
 std::string worker_type_name(DType t);
 
 // The tensors fed to the model's inputs under `c`, in the model's input order: a param's input
-// (bf16 as f32 in ONNX), an extent input's zeros.
+// (bf16 as f32 in ONNX), a constant's values, an extent input's zeros.
 std::vector<std::pair<std::string, Tensor>> feeds_of(const WorkerModel& model, const Program& p, const oracle::Case& c);
 
 // Writes `c`'s inputs, raw and one after another, into the file `dir`/`file`, and returns the

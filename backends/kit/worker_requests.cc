@@ -52,8 +52,7 @@ PreparedModel::PreparedModel(const Program& p, std::string text, ModelFormat for
     model = export_model(p, format);
     write_file_atomic(model_path().string(), model.bytes);
   } catch (const interop::Unsupported& e) {
-    unsupported = fmt::format("the program has no {} form: {}", format == ModelFormat::Onnx ? "ONNX" : "text",
-                              e.message());
+    unsupported = fmt::format("the program has no {} form: {}", model_format_name(format), e.message());
   }
 }
 

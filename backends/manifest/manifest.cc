@@ -109,7 +109,7 @@ Manifest read_manifest(const std::string& path) {
   if (j.contains("install_hint")) m.install_hint = r.string(j["install_hint"], "install_hint");
   const std::string format = r.string(r.required(j, "model_format", "model_format"), "model_format");
   const std::optional<ModelFormat> f = parse_model_format(format);
-  if (!f) r.bad("model_format", fmt::format("'{}' is not a format the harness writes (onnx, ir)", format));
+  if (!f) r.bad("model_format", fmt::format("'{}' is not a format the harness writes (onnx, ir, tvmscript)", format));
   m.model_format = *f;
 
   const nlohmann::json& levels = r.required(j, "levels", "levels");
@@ -118,13 +118,14 @@ Manifest read_manifest(const std::string& path) {
   for (size_t i = 0; i < levels.size(); ++i) {
     const std::string where = fmt::format("levels[{}]", i);
     if (!levels[i].is_object()) r.bad(where, "expected {\"name\": ..., \"steps\": [...]}");
-    r.only(levels[i], where, {"name", "steps", "config", "precision", "needs"});
+    r.only(levels[i], where, {"name", "description", "steps", "config", "precision", "needs"});
     Level l;
     l.name = r.string(r.required(levels[i], "name", where + ".name"), where + ".name");
     if (l.name.find_first_of(" ~|,") != std::string::npos || l.name.find("-specialized") != std::string::npos) {
       r.bad(where + ".name", fmt::format("'{}' has a space, '~', '|' or ',' or ends in -specialized", l.name));
     }
     if (!names.insert(l.name).second) r.bad(where + ".name", fmt::format("'{}' is named twice", l.name));
+    if (levels[i].contains("description")) l.description = r.string(levels[i]["description"], where + ".description");
     if (levels[i].contains("steps")) l.steps = r.strings(levels[i]["steps"], where + ".steps", true);
     if (levels[i].contains("config")) {
       if (!levels[i]["config"].is_object()) r.bad(where + ".config", "expected an object (the worker's settings)");
@@ -188,8 +189,8 @@ Manifest read_manifest(const std::string& path) {
     if (!files.is_object()) r.bad("reproducer", "expected {\"file written\": \"template beside the manifest\"}");
     for (const auto& [name, tmpl] : files.items()) {
       const std::string where = "reproducer." + name;
-      if (name.empty() || name.find('/') != std::string::npos || name == "repro.ir" || name == "report.md") {
-        r.bad(where, "a reproducer file is a plain name other than repro.ir and report.md");
+      if (name.empty() || name.find('/') != std::string::npos || name == "repro.ir" || name == "verdict.json") {
+        r.bad(where, "a reproducer file is a plain name other than repro.ir and verdict.json");
       }
       const fs::path t = fs::path(m.dir) / r.string(tmpl, where);
       if (!fs::is_regular_file(t)) r.bad(where, fmt::format("no template file {}", t.string()));

@@ -27,6 +27,7 @@ enum class CulpritSearch {
 
 struct Level {
   std::string name;
+  std::string description;  // what it compiles with, for reports ("": none given)
   // The optional steps it applies, in order (what a culprit can be): empty for a level that
   // applies none, such as the baseline.
   std::vector<std::string> steps;
@@ -58,10 +59,12 @@ struct Manifest {
   bool specialize = true;  // also compile the last default level on the program with its dims fixed
   CulpritSearch culprit_search = CulpritSearch::None;
   // Reproducer files: the name written beside repro.ir -> the template (a path relative to `dir`),
-  // in which {{name}}, {{version}}, {{level}}, {{disabled}}, {{model}}, {{binding}}, {{expected}},
-  // {{verdict}}, {{message}}, {{program}}, {{platform}} and {{python_check}} (a Python function
+  // in which {{name}}, {{version}}, {{level}}, {{level_description}}, {{baseline}}, {{disabled}},
+  // {{disabled_text}}, {{model}}, {{binding}}, {{expected}}, {{verdict}}, {{message}},
+  // {{program}}, {{platform}}, {{difftest_version}} and {{python_check}} (a Python function
   // check(label, outputs) judging outputs against DATA["outputs"], exporters/expected_results.h)
-  // are replaced.
+  // are replaced. A `report.md` template replaces difftest's report of a reduction, with the
+  // culprit search's result in {{culprit}} (its account) and {{culprit_short}} (its name).
   std::map<std::string, std::string> reproducer;
   std::string float_dtypes;  // the generator's float dtypes for it ("": the generator's own)
   // The dtypes it computes as declared (empty: all). A program with a value of another dtype is

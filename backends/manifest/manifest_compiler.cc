@@ -17,7 +17,11 @@
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
 #include "exporters/expected_results.h"
+#include "oracle/io/json_file.h"
 #include "oracle/reduce/bisect.h"
+#include "oracle/reduce/reduce_failure.h"
+#include "compiler/ir/fix_dims.h"
+#include "reference/inputs.h"
 #include "tolerance/precision.h"
 
 namespace difftest::backends {
@@ -169,31 +173,43 @@ class ManifestCompiler final : public LevelCompiler {
     for (const auto& [dim, value] : binding) bound[dim] = value;
     data["binding"] = bound;
     write_file_atomic((fs::path(dir) / "expected.json").string(), data.dump(1));
-    const std::map<std::string, std::string> values = {{"name", m_.name},
-                                                       {"version", version()},
-                                                       {"level", level_of(v)},
-                                                       {"disabled", nlohmann::json(disabled_steps(v)).dump()},
-                                                       {"model", model.file_name()},
-                                                       {"binding", bound.dump()},
-                                                       {"expected", "expected.json"},
-                                                       {"verdict", oracle::verdict_kind_name(failure.kind)},
-                                                       {"message", failure.message},
-                                                       {"program", print(p)},
-                                                       {"platform", os_description()},
-                                                       {"python_check", exporters::python_check_function()}};
+    const std::map<std::string, std::string> values = template_values(p, failure, model.file_name(), bound.dump());
     for (const auto& [name, path] : m_.reproducer) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) throw UserError(ErrorKind::Io, fmt::format("cannot read the reproducer template {}", path));
-      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      write_file_atomic((fs::path(dir) / name).string(), filled(text, values));
+      if (name != kReportFile) write_file_atomic((fs::path(dir) / name).string(), filled(read_template(path), values));
     }
   }
 
+  // A report.md template replaces difftest's report, and the culprit joins expected.json (a
+  // reproducer then also runs the failing level with it disabled).
+  void write_report(const std::string& dir, const oracle::ReductionReport& r,
+                    const oracle::CheckOptions&) const override {
+    const oracle::Culprit& c = r.culprit;
+    const bool named = c.reproduced && c.application > 0 && c.summary.empty();
+    const fs::path expected = fs::path(dir) / "expected.json";
+    if (named && fs::exists(expected)) {
+      nlohmann::json data = oracle::read_json_file(expected.string());
+      data["culprits"] = {c.pass};
+      write_file_atomic(expected.string(), data.dump(1));
+    }
+    const auto report = m_.reproducer.find(kReportFile);
+    if (report == m_.reproducer.end()) return;
+    const Program p = r.failing.variant.specialized()
+                          ? fix_dims(r.reduced.program, reference::resolve_binding(r.reduced.program,
+                                                                                   r.reduced.binding, nullptr))
+                          : r.reduced.program;
+    WorkerModel kind;
+    kind.format = m_.model_format;
+    std::map<std::string, std::string> values = template_values(p, r.reduced_failure, kind.file_name(), "");
+    values["culprit"] = fmt::format("The culprit search ({}, over the level's optional passes):\n\n```\n{}\n```",
+                                    culprit_search_name(m_.culprit_search), oracle::format_culprit(c));
+    values["culprit_short"] = named ? c.pass : values["level"];
+    write_file_atomic((fs::path(dir) / kReportFile).string(), filled(read_template(report->second), values));
+  }
+
   std::string reproducer_files() const override {
-    std::vector<std::string> files = {fmt::format("`{}` is the model {} ran", m_.model_format == ModelFormat::Onnx
-                                                                                   ? "model.onnx"
-                                                                                   : "program.ir",
-                                                  m_.name),
+    WorkerModel kind;
+    kind.format = m_.model_format;
+    std::vector<std::string> files = {fmt::format("`{}` is the model {} ran", kind.file_name(), m_.name),
                                       "`expected.json` holds the failing inputs, the reference values and the allowance"};
     for (const auto& [name, path] : m_.reproducer) files.push_back(fmt::format("`{}` (from {})", name, path));
     return fmt::format("{}", fmt::join(files, "; "));
@@ -253,6 +269,37 @@ class ManifestCompiler final : public LevelCompiler {
       }
     }
     version_ = v.empty() ? "(the worker did not say its version)" : v;
+  }
+
+  static constexpr const char* kReportFile = "report.md";
+
+  static std::string read_template(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UserError(ErrorKind::Io, fmt::format("cannot read the reproducer template {}", path));
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+
+  std::map<std::string, std::string> template_values(const Program& p, const oracle::VariantVerdict& failure,
+                                                     const std::string& model_file, const std::string& binding) const {
+    const Variant& v = failure.variant.tested;
+    const Level* level = m_.level(level_of(v));
+    const auto disabled = disabled_steps(v);
+    return {{"name", m_.name},
+            {"version", version()},
+            {"level", level_of(v)},
+            {"level_description", level && !level->description.empty() ? level->description : level_of(v)},
+            {"baseline", m_.baseline},
+            {"disabled", nlohmann::json(disabled).dump()},
+            {"disabled_text", disabled.empty() ? "" : fmt::format("; with {} disabled", fmt::join(disabled, ", "))},
+            {"model", model_file},
+            {"binding", binding},
+            {"expected", "expected.json"},
+            {"verdict", oracle::verdict_kind_name(failure.kind)},
+            {"message", failure.message},
+            {"program", print(p)},
+            {"platform", os_description()},
+            {"difftest_version", oracle::kDifftestVersion},
+            {"python_check", exporters::python_check_function()}};
   }
 
   static std::string level_of(const Variant& v) { return v.settings.value("level", v.name()); }

@@ -241,7 +241,11 @@ std::string repro_header(const Program& p, const TvmScriptOptions& options) {
     out += "#   " + text.substr(at, end - at) + "\n";
     at = end + 1;
   }
-  out += "import json\nimport sys\n\nimport numpy as np\nimport tvm\nfrom tvm import relax\n";
+  return out + "import json\nimport sys\n\nimport numpy as np\n" + module_imports();
+}
+
+std::string module_imports() {
+  std::string out = "import tvm\nfrom tvm import relax\n";
   // TVM 0.27 (apache-tvm on PyPI) names TVMScript's TIR dialect `tirx`; earlier releases `tir`.
   out += "from tvm.script import ir as I, relax as R\n\n";
   out += "try:  # TVM 0.27 renamed TVMScript's TIR dialect\n    from tvm.script import tirx as T\n";

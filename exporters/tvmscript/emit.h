@@ -75,6 +75,8 @@ struct MainParam {
 
 // The file's opening comment and imports, and the driver after the module (tvmscript_driver.cc).
 std::string repro_header(const Program& p, const TvmScriptOptions& options);
+// The imports a module needs (tvm, relax, TVMScript's I, R and T).
+std::string module_imports();
 std::string repro_driver(const Program& p, const TvmScriptOptions& options, const Emitter& e,
                          const std::vector<MainParam>& params, const std::vector<MainParam>& consts,
                          const std::vector<std::string>& shape_dims);

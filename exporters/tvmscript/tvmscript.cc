@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <nlohmann/json.hpp>
 
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
@@ -234,9 +235,19 @@ std::string param_annotation(const Emitter& e, const TensorType& t) {
 
 }  // namespace
 
-std::string export_tvmscript(const Program& p, const TvmScriptOptions& options) {
-  Emitter e(p);
+namespace {
+
+// The module and what its driver needs to know about main's signature.
+struct ModuleParts {
+  std::string module;  // "@I.ir_module\nclass Module: ..."
   std::vector<MainParam> params, consts;
+  std::vector<std::string> shape_dims;
+};
+
+ModuleParts module_parts(const Program& p, Emitter& e) {
+  ModuleParts parts;
+  std::vector<MainParam>& params = parts.params;
+  std::vector<MainParam>& consts = parts.consts;
   std::set<const ValueNode*> outside_dataflow;  // main's parameters
   for (const Binding& b : p.bindings()) {
     if (b.kind() == BindingKind::Param) {
@@ -265,13 +276,12 @@ std::string export_tvmscript(const Program& p, const TvmScriptOptions& options) 
       if (d.is_var()) bound.insert(d.name());
     }
   }
-  std::vector<std::string> shape_dims;
+  std::vector<std::string>& shape_dims = parts.shape_dims;
   for (const DimVar& d : p.dims()) {
     if (!bound.count(d.name)) shape_dims.push_back(d.name);
   }
 
-  std::string out = tvmscript::repro_header(p, options);
-  out += "@I.ir_module\nclass Module:\n";
+  std::string out = "@I.ir_module\nclass Module:\n";
   for (const std::string& f : e.prim_funcs()) out += f + "\n";
   std::string sig;
   std::vector<std::string> prologue;  // match_casts of parameters with compound dims
@@ -320,7 +330,30 @@ std::string export_tvmscript(const Program& p, const TvmScriptOptions& options) 
     for (const std::string& o : returned) r += (r.empty() ? "" : ", ") + o;
     out += fmt::format("        return ({})\n", r);
   }
-  out += tvmscript::repro_driver(p, options, e, params, consts, shape_dims);
+  parts.module = std::move(out);
+  return parts;
+}
+
+}  // namespace
+
+std::string export_tvmscript(const Program& p, const TvmScriptOptions& options) {
+  Emitter e(p);
+  const ModuleParts parts = module_parts(p, e);
+  return tvmscript::repro_header(p, options) + parts.module +
+         tvmscript::repro_driver(p, options, e, parts.params, parts.consts, parts.shape_dims);
+}
+
+TvmScriptModule export_tvmscript_module(const Program& p) {
+  Emitter e(p);
+  ModuleParts parts = module_parts(p, e);
+  TvmScriptModule out;
+  out.text = "# The program @" + p.name() + " as a TVM Relax module, exported by difftest for its TVM worker.\n";
+  out.text += tvmscript::module_imports() + parts.module + "\n\n";
+  nlohmann::json dims = parts.shape_dims;
+  out.text += "# The program's dims main takes through its R.Shape parameter, in order\nSHAPE_DIMS = " + dims.dump() + "\n";
+  for (const MainParam& m : parts.params) out.inputs.push_back(m.value);
+  for (const MainParam& m : parts.consts) out.inputs.push_back(m.value);
+  out.shape_dims = std::move(parts.shape_dims);
   return out;
 }
 

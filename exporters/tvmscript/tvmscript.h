@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "compiler/ir/ir.h"
 #include "compiler/ops/op_table.h"
@@ -33,6 +34,17 @@ struct TvmScriptOptions {
 // driver materializes bit for bit (SplitMix64, as compiler/tensor/constant.h). Throws
 // InternalError naming the op when an op has no exporter: never silently wrong output.
 std::string export_tvmscript(const Program& p, const TvmScriptOptions& options = {});
+
+// The program as a module alone, for a worker that runs it under TVM's pipelines: the imports,
+// `class Module` and SHAPE_DIMS. main's parameters are `inputs` (the program's params, then the
+// generated constants, which the caller materializes and passes), then, when `shape_dims` is not
+// empty, an R.Shape of those dims' values.
+struct TvmScriptModule {
+  std::string text;
+  std::vector<Value> inputs;
+  std::vector<std::string> shape_dims;
+};
+TvmScriptModule export_tvmscript_module(const Program& p);
 
 // Our op name -> the Relax op it maps to ("R.matmul", "R.nn.softmax", ...; for the layer ops
 // composed of several, the one at its heart), or "" when the op is exported as a T.prim_func
