@@ -42,6 +42,7 @@ Backend manifest_backend(Manifest m, const std::string& name) {
   b.levels = m.level_names();
   b.default_opt = m.default_levels;
   b.cross_checks = m.cross_checks;
+  b.default_orders = m.random_orders.count;
   b.float_dtypes = m.float_dtypes;
   b.dtypes = m.dtypes;
 

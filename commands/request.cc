@@ -43,8 +43,9 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
   if (!backend.builtin()) {
     if (!r.was_given("--opt")) options.levels = backend.default_levels();
     if (!r.passes.empty()) throw UserError(ErrorKind::Usage, "--passes: pass lists are the builtin compiler's");
-    if (r.was_given("--orders") && r.orders > 0) {
-      throw UserError(ErrorKind::Usage, "--orders: random pass orders are the builtin compiler's");
+    if (r.was_given("--orders") && r.orders > 0 && backend.default_orders == 0) {
+      throw UserError(ErrorKind::Usage,
+                      fmt::format("--orders: {} declares no random orders of its steps", backend.name));
     }
     options.cross_checks.clear();
     for (const auto& [a, b] : backend.cross_checks) {
@@ -66,7 +67,7 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
     custom.fma_contraction = r.passes_fma;
     options.custom.push_back(backends::builtin_variant(oracle::VariantKind::Custom, custom));
   }
-  options.random_orders = backend.builtin() ? r.orders : 0;
+  options.random_orders = backend.builtin() || r.was_given("--orders") ? r.orders : backend.default_orders;
   if (options.levels.empty() && options.custom.empty() && options.random_orders == 0) {
     throw UserError(ErrorKind::Usage, "--opt: no pipeline given (and no --passes or --orders)");
   }

@@ -85,6 +85,39 @@ std::string culprit_search_name(CulpritSearch c) {
   return "none";
 }
 
+namespace {
+
+RandomOrders read_random_orders(const Reader& r, const nlohmann::json& j) {
+  if (!j.is_object()) r.bad("random_orders", "expected {\"count\", \"config\", \"phases\"}");
+  r.only(j, "random_orders", {"count", "config", "phases"});
+  RandomOrders o;
+  const nlohmann::json& count = r.required(j, "count", "random_orders.count");
+  if (!count.is_number_integer() || count.get<int64_t>() < 0 || count.get<int64_t>() > 64) {
+    r.bad("random_orders.count", "expected a whole number 0..64");
+  }
+  o.count = count.get<int>();
+  if (j.contains("config")) {
+    if (!j["config"].is_object()) r.bad("random_orders.config", "expected an object (the worker's settings)");
+    o.config = j["config"];
+  }
+  const nlohmann::json& phases = r.required(j, "phases", "random_orders.phases");
+  if (!phases.is_array() || phases.empty()) r.bad("random_orders.phases", "expected a non-empty list of {\"KIND\": [steps]}");
+  for (size_t i = 0; i < phases.size(); ++i) {
+    const std::string where = fmt::format("random_orders.phases[{}]", i);
+    if (!phases[i].is_object() || phases[i].size() != 1) {
+      r.bad(where, "expected one of {\"any\": [...]}, {\"all\": [...]}, {\"maybe\": [...]}, {\"subset\": [...]}");
+    }
+    const auto first = phases[i].begin();
+    const std::string kind = first.key();
+    const std::optional<OrderPhase::Kind> k = parse_order_phase(kind);
+    if (!k) r.bad(where, fmt::format("'{}' is not a phase kind (any, all, maybe, subset)", kind));
+    o.phases.push_back({*k, r.strings(first.value(), where + "." + kind, false)});
+  }
+  return o;
+}
+
+}  // namespace
+
 Manifest read_manifest(const std::string& path) {
   Manifest m;
   std::error_code ec;
@@ -96,7 +129,7 @@ Manifest read_manifest(const std::string& path) {
   if (!j.is_object()) throw UserError(ErrorKind::Syntax, fmt::format("{}: a manifest is a JSON object", path));
   r.only(j, "", {"name", "description", "worker", "install_hint", "model_format", "levels", "baseline", "default_check",
                  "culprit_search", "reproducer", "float_dtypes", "dtypes", "dtypes_reason", "wraps_integer_overflow",
-                 "computes_half_in_f32"});
+                 "computes_half_in_f32", "random_orders"});
   m.name = r.string(r.required(j, "name", "name"), "name");
   if (m.name == "builtin" || m.name == "ort" || m.name.find_first_of(" /|,") != std::string::npos) {
     r.bad("name", fmt::format("'{}' is a built-in backend's name or has a space, '/', '|' or ','", m.name));
@@ -212,6 +245,14 @@ Manifest read_manifest(const std::string& path) {
   }
   if (j.contains("computes_half_in_f32")) {
     m.computes_half_in_f32 = r.boolean(j["computes_half_in_f32"], "computes_half_in_f32");
+  }
+  if (j.contains("random_orders")) {
+    m.random_orders = read_random_orders(r, j["random_orders"]);
+    for (const Level& l : m.levels) {
+      if (l.name.rfind("order", 0) == 0 && l.name.size() > 5 && std::isdigit(static_cast<unsigned char>(l.name[5]))) {
+        r.bad("random_orders", fmt::format("level '{}' would be taken for a random order's name", l.name));
+      }
+    }
   }
   return m;
 }

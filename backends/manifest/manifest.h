@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/kit/model_files.h"
+#include "backends/manifest/manifest_orders.h"
 #include "compiler/ir/dtype.h"
 
 namespace difftest::backends {
@@ -73,6 +74,9 @@ struct Manifest {
   std::string dtypes_reason;
   bool wraps_integer_overflow = false;
   bool computes_half_in_f32 = false;
+  // Random valid orders of its steps a check adds beside the levels ("order1", ...), each run by
+  // the worker from the request's "steps" under `random_orders.config`.
+  RandomOrders random_orders;
 
   const Level* level(const std::string& name) const;
   std::vector<std::string> level_names() const;

@@ -77,8 +77,26 @@ class ManifestCompiler final : public LevelCompiler {
     return v;
   }
 
+  std::vector<Variant> variants(const Program& p, const oracle::CheckOptions& options) const override {
+    std::vector<Variant> out = LevelCompiler::variants(p, options);
+    const auto orders = draw_orders(m_.random_orders, p, m_.random_orders.phases.empty() ? 0 : options.random_orders);
+    for (size_t i = 0; i < orders.size(); ++i) out.push_back(order_variant(fmt::format("{}{}", kOrderPrefix, i + 1), orders[i]));
+    return out;
+  }
+
   Variant recorded(const std::string& name, std::vector<std::string> steps, const nlohmann::json&,
                    const std::string& where) const override {
+    if (is_order_name(name)) {
+      const std::vector<std::string> known = m_.random_orders.all_steps();
+      for (const auto& s : steps) {
+        if (std::find(known.begin(), known.end(), s) == known.end()) {
+          throw UserError(ErrorKind::Usage, fmt::format("{}: {}'s random orders have no step '{}'", where, m_.name, s));
+        }
+      }
+      bool specialized = false;
+      Variant v = order_variant(level_of_recorded_name(name, specialized), std::move(steps));
+      return specialized ? specialized_level(v) : v;
+    }
     bool specialized = false;
     const std::string level = level_of_recorded_name(name, specialized);
     Variant v = named(level, where);
@@ -141,12 +159,16 @@ class ManifestCompiler final : public LevelCompiler {
   }
 
   std::string environment(const Variant& variant) const override {
+    if (is_order(variant)) {
+      return fmt::format("{}, the random order {}: {}", identity(), variant.name(), fmt::join(order_steps(variant), ","));
+    }
     const auto disabled = disabled_steps(variant);
     return fmt::format("{}, level '{}'{}", identity(), level_of(variant),
                        disabled.empty() ? "" : fmt::format(", disabled: {}", fmt::join(disabled, ";")));
   }
 
   std::string replay_flags(const Variant& variant) const override {
+    if (is_order(variant)) return fmt::format("--backend {} (the random order {}: {})", flag_, variant.name(), fmt::join(order_steps(variant), ","));
     return fmt::format("--backend {} --opt {}", flag_, level_of(variant));
   }
 
@@ -168,6 +190,7 @@ class ManifestCompiler final : public LevelCompiler {
     data["level"] = level_of(v);
     data["disable"] = disabled_steps(v);
     data["config"] = config_of(v);
+    if (is_order(v)) data["steps"] = order_steps(v);
     if (const Level* base = m_.level(m_.baseline)) data["baseline"] = {{"level", base->name}, {"config", base->config}};
     nlohmann::json bound = nlohmann::json::object();
     for (const auto& [dim, value] : binding) bound[dim] = value;
@@ -304,9 +327,33 @@ class ManifestCompiler final : public LevelCompiler {
 
   static std::string level_of(const Variant& v) { return v.settings.value("level", v.name()); }
 
+  static constexpr const char* kOrderPrefix = "order";
+  // "order1", "order2-specialized", ...: a random order's name, never a level's (read_manifest
+  // refuses a level named so when the manifest declares orders).
+  bool is_order_name(const std::string& name) const {
+    if (m_.random_orders.phases.empty() || name.rfind(kOrderPrefix, 0) != 0) return false;
+    const size_t digits = std::string(kOrderPrefix).size();
+    return name.size() > digits && std::isdigit(static_cast<unsigned char>(name[digits])) && !m_.level(name);
+  }
+  static bool is_order(const Variant& v) { return v.settings.value("order", false); }
+
+  static Variant order_variant(const std::string& name, std::vector<std::string> steps) {
+    Variant v{VariantKind::RandomOrder, name, std::move(steps)};
+    v.settings = {{"level", name}, {"order", true}};
+    return v;
+  }
+
+  // The steps a variant runs: a random order's drawn steps up to its bisection limit.
+  static std::vector<std::string> order_steps(const Variant& v) {
+    std::vector<std::string> steps = v.steps;
+    if (v.limit >= 0 && static_cast<size_t>(v.limit) < steps.size()) steps.resize(static_cast<size_t>(v.limit));
+    return steps;
+  }
+
   // The level's declared steps the variant does not run: those after its bisection limit, and
   // those a shrunk list left out.
   std::vector<std::string> disabled_steps(const Variant& v) const {
+    if (is_order(v)) return {};  // an order runs what its steps say
     const Level* level = m_.level(level_of(v));
     std::vector<std::string> enabled = v.steps;
     if (m_.culprit_search != CulpritSearch::OptBisect && v.limit >= 0 &&
@@ -332,6 +379,7 @@ class ManifestCompiler final : public LevelCompiler {
   }
 
   nlohmann::json config_of(const Variant& v) const {
+    if (is_order(v)) return m_.random_orders.config;
     const Level* level = m_.level(level_of(v));
     return level ? level->config : nlohmann::json::object();
   }
@@ -340,7 +388,11 @@ class ManifestCompiler final : public LevelCompiler {
     request["level"] = level_of(v);
     request["config"] = config_of(v);
     request["disable"] = disabled_steps(v);
-    if (m_.culprit_search == CulpritSearch::OptBisect) request["limit"] = v.limit;
+    if (is_order(v)) {
+      request["steps"] = order_steps(v);
+    } else if (m_.culprit_search == CulpritSearch::OptBisect) {
+      request["limit"] = v.limit;
+    }
   }
 
   oracle::WorkerProcess& worker() const {

@@ -47,10 +47,11 @@ RELAX_PASSES = {
     "AnnotateTIROpPattern": rt.AnnotateTIROpPattern,
     "FuseOps": rt.FuseOps,
     "FuseTIR": rt.FuseTIR,
-    "RewriteDataflowReshape": rt.RewriteDataflowReshape,
-    "StaticPlanBlockMemory": rt.StaticPlanBlockMemory,
     "dlight": _dlight,
 }
+# An order's other steps are passes of relax.build's own pipelines (RewriteDataflowReshape,
+# StaticPlanBlockMemory, the TIR pipeline's optional passes: "tir_optional"): they run where the
+# build runs them, and are disabled when the order leaves them out.
 
 
 def load_program(path):
@@ -90,5 +91,7 @@ def apply_level(module, config, steps=None):
             for step in steps or []:
                 if step in RELAX_PASSES:
                     module = RELAX_PASSES[step]()(module)
+                elif step not in config.get("tir_optional", []):
+                    raise ValueError(f"unknown step {step!r}")
         return module
     raise ValueError(f"unknown pipeline {pipeline!r}")
