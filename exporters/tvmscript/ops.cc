@@ -3,6 +3,8 @@
 // out_dtype where Relax has it): the same "sum in acc, round once" our semantics define.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <functional>
 
 #include "compiler/ir/diagnostics.h"
@@ -331,8 +333,20 @@ void shape_op(Emitter& e, const Binding& b, const std::string& op) {
     e.line(fmt::format("{} = {}({}, {}, axis={}, mode=\"{}\")", y, op, x, arg(e, b, 1), a.get_int("axis"),
                        a.get_string("mode")));
   } else if (name == "slice_scatter") {
-    e.line(fmt::format("{} = {}({}, {}, {}, {}, {}, axis={})", y, op, x, arg(e, b, 1), e.dim(a.get_sym("begin")),
-                       e.dim(a.get_sym("end")), a.get_int("step"), a.get_int("axis")));
+    // R.slice_scatter takes begin <= end within the axis: a constant negative bound counts from
+    // the end, and a bound past the axis is clamped, as docs/ops.md's strided_slice rules say.
+    const TensorType& t = b.args()[0].type();
+    const int64_t rank = static_cast<int64_t>(t.rank());
+    const int64_t axis = a.get_int("axis") < 0 ? a.get_int("axis") + rank : a.get_int("axis");
+    const sym::Expr& d = t.shape.at(static_cast<size_t>(axis));
+    const auto bound = [&](const sym::Expr& v) {
+      sym::Expr out = v.is_const() && v.value() < 0 ? d + v : v;
+      if (out.is_const() && d.is_const()) return sym::Expr::constant(std::clamp<int64_t>(out.value(), 0, d.value()));
+      if (out.is_const() && out.value() < 0) return sym::Expr::constant(0);
+      return out;
+    };
+    e.line(fmt::format("{} = {}({}, {}, {}, {}, {}, axis={})", y, op, x, arg(e, b, 1), e.dim(bound(a.get_sym("begin"))),
+                       e.dim(bound(a.get_sym("end"))), a.get_int("step"), axis));
   } else if (name == "repeat") {
     e.line(fmt::format("{} = {}({}, repeats={}, axis={})", y, op, x, a.get_int("repeats"), a.get_int("axis")));
   } else if (name == "upsample_nearest1d") {
