@@ -326,7 +326,17 @@ void shape_op(Emitter& e, const Binding& b, const std::string& op) {
     e.line(fmt::format("{} = {}({}, axes={}, begin={}, end={}{})", y, op, x, py_ints(a.get_ints("axes")),
                        dims_list(e, a.get_syms("begin")), dims_list(e, a.get_syms("end")), strides));
   } else if (name == "squeeze") {
-    e.line(fmt::format("{} = {}({}, axis={})", y, op, x, axes_or_none(a.get_ints("axes"))));
+    // No axes means the dims that are the constant 1: written out, since Relax's axis=None would
+    // also squeeze a symbolic dim that is 1 at run time (its result's rank unknown, and TVM 0.27
+    // does not legalize it).
+    std::vector<int64_t> axes = a.get_ints("axes");
+    if (axes.empty()) {
+      const TensorType& t = b.args()[0].type();
+      for (size_t i = 0; i < t.shape.size(); ++i) {
+        if (t.shape[i].is_const() && t.shape[i].value() == 1) axes.push_back(static_cast<int64_t>(i));
+      }
+    }
+    e.line(fmt::format("{} = {}({}, axis={})", y, op, x, py_ints(axes)));
   } else if (name == "expand_dims") {
     e.line(fmt::format("{} = {}({}, axis={})", y, op, x, a.get_int("axis")));
   } else if (name == "take") {
