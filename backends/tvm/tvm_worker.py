@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+import traceback
 
 import numpy as np
 import tvm
@@ -30,10 +31,13 @@ except ImportError:  # pragma: no cover - the lock installs it
     pass
 NAMES = {np.dtype(v).str if k != "bfloat16" else "bfloat16": k for k, v in DTYPES.items()}
 # What TVM says when a program uses what it does not implement: an op with no legalization to
-# TIR (LegalizeOps leaves it, and the VM's code generator cannot emit it), a dtype its LLVM
-# code generator has no lowering for. Only these exact messages: any other refusal of a module
-# TVM's parser accepted is a finding (compile_reject).
+# TIR (LegalizeOps leaves it, and the VM's code generator cannot emit it), and the limits its
+# legalizations state in code: (the message, the file of the frame that raised it, why). Only
+# these: any other refusal of a module TVM's parser accepted is a finding (compile_reject).
 UNSUPPORTED = ("CodeGenVM cannot handle this intrinsic now", "cannot emit this Relax operator directly")
+LIMITS = (("Expect value to be constant int", "topi/slice_scatter.py",
+           "TVM's slice_scatter (topi.slice_scatter, the legalization of R.slice_scatter) takes only a constant "
+           "length along its axis"),)
 
 _modules = {}  # model path -> (mtime, the parsed IRModule, SHAPE_DIMS)
 
@@ -71,9 +75,13 @@ def read_inputs(req, case):
 
 
 def refusal(stage_name, e, case=0):
-    message = str(e).strip() or type(e).__name__
-    return {"ok": False, "stage": stage_name, "case": case, "error": f"{type(e).__name__}: {message}",
-            "unsupported": any(u in message for u in UNSUPPORTED)}
+    message = f"{type(e).__name__}: {str(e).strip()}"
+    unsupported = any(u in message for u in UNSUPPORTED)
+    where = traceback.format_exc()
+    for text, frame, why in LIMITS:
+        if text in message and frame in where:
+            message, unsupported = f"{why} ({message})", True
+    return {"ok": False, "stage": stage_name, "case": case, "error": message, "unsupported": unsupported}
 
 
 def outputs_of(result, c, req):
