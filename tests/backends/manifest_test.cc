@@ -7,8 +7,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ir/parser.h"
 
 namespace difftest::backends {
 namespace {
@@ -109,6 +111,84 @@ TEST(Manifest, EachMistakeIsRefusedWithTheFileAndTheField) {
   const std::string malformed = error_of("{\n  \"name\": \"mine\",\n  \"levels\": [\n");
   EXPECT_NE(malformed.find("m.json:4:1"), std::string::npos) << malformed;
   EXPECT_NE(error_of("[1, 2]").find("m.json: a manifest is a JSON object"), std::string::npos);
+}
+
+
+const char* kOrders = R"({
+  "name": "mine",
+  "worker": ["python3", "w.py"],
+  "model_format": "tvmscript",
+  "levels": [{"name": "O0"}],
+  "random_orders": {"count": 2, "config": {"pipeline": "order"},
+                    "phases": [{"any": ["a", "b"]}, {"all": ["legalize"]}, {"maybe": ["fuse", "fuse_tir"]},
+                               {"subset": ["x", "y", "z"]}]}
+})";
+
+TEST(Manifest, RandomOrdersAreReadPhaseByPhase) {
+  const ManifestFile f(kOrders);
+  const Manifest m = read_manifest(f.path.string());
+  EXPECT_EQ(m.model_format, ModelFormat::TvmScript);
+  EXPECT_EQ(m.random_orders.count, 2);
+  EXPECT_EQ(m.random_orders.config, nlohmann::json({{"pipeline", "order"}}));
+  ASSERT_EQ(m.random_orders.phases.size(), 4u);
+  EXPECT_EQ(m.random_orders.phases[1].kind, OrderPhase::Kind::All);
+  EXPECT_EQ(m.random_orders.phases[3].steps, (std::vector<std::string>{"x", "y", "z"}));
+  EXPECT_EQ(m.random_orders.all_steps(),
+            (std::vector<std::string>{"a", "b", "legalize", "fuse", "fuse_tir", "x", "y", "z"}));
+}
+
+TEST(Manifest, RandomOrderMistakesAreRefusedWithTheField) {
+  const auto with = [](const std::string& from, const std::string& to) {
+    std::string s = kOrders;
+    const size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return error_of(s.replace(at, from.size(), to));
+  };
+  EXPECT_NE(with(R"({"all": ["legalize"]})", R"({"every": ["legalize"]})")
+                .find("field \"random_orders.phases[1]\": 'every' is not a phase kind (any, all, maybe, subset)"),
+            std::string::npos);
+  EXPECT_NE(with(R"("count": 2)", R"("count": 65)").find("field \"random_orders.count\": expected a whole number 0..64"),
+            std::string::npos);
+  EXPECT_NE(with(R"({"all": ["legalize"]})", R"({"all": []})").find("field \"random_orders.phases[1].all\": must not be empty"),
+            std::string::npos);
+  EXPECT_NE(with(R"({"any": ["a", "b"]})", R"({"any": ["a"], "all": ["b"]})").find("field \"random_orders.phases[0]\": expected one of"),
+            std::string::npos);
+  EXPECT_NE(with(R"([{"name": "O0"}])", R"([{"name": "O0"}, {"name": "order1"}])")
+                .find("field \"random_orders\": level 'order1' would be taken for a random order's name"),
+            std::string::npos);
+}
+
+// Orders drawn from the phases: `all` always, in order; `maybe` whole or absent; `subset` in
+// its order; `any` only its own steps. The same program draws the same orders.
+TEST(Manifest, RandomOrdersFollowTheirPhasesAndDependOnlyOnTheProgram) {
+  const ManifestFile f(kOrders);
+  const Manifest m = read_manifest(f.path.string());
+  std::set<std::vector<std::string>> distinct;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    PcgChoices choices(seed);
+    const std::vector<std::string> order = draw_order(m.random_orders, choices);
+    distinct.insert(order);
+    const auto at = std::find(order.begin(), order.end(), "legalize");
+    ASSERT_NE(at, order.end()) << "an order without its required step";
+    EXPECT_EQ(std::count(order.begin(), order.end(), "legalize"), 1);
+    for (auto it = order.begin(); it != at; ++it) EXPECT_TRUE(*it == "a" || *it == "b") << *it;
+    std::vector<std::string> rest(at + 1, order.end());
+    if (!rest.empty() && rest[0] == "fuse") {
+      ASSERT_GE(rest.size(), 2u);
+      EXPECT_EQ(rest[1], "fuse_tir") << "maybe: both or neither";
+      rest.erase(rest.begin(), rest.begin() + 2);
+    }
+    EXPECT_TRUE(std::is_sorted(rest.begin(), rest.end())) << "subset keeps x, y, z in order";
+    for (const auto& s : rest) EXPECT_TRUE(s == "x" || s == "y" || s == "z") << s;
+  }
+  EXPECT_GT(distinct.size(), 20u) << "the draw varies";
+  const Program p = parse_program("program @p() {\n  %x: f32[2] = param\n  %y: f32[2] = neg(%x)\n  return %y\n}\n", "p.ir");
+  const Program q = parse_program("program @q() {\n  %x: f32[2] = param\n  %y: f32[2] = exp(%x)\n  return %y\n}\n", "q.ir");
+  EXPECT_EQ(draw_orders(m.random_orders, p, 2), draw_orders(m.random_orders, p, 2));
+  EXPECT_EQ(draw_orders(m.random_orders, p, 2).size(), 2u);
+  std::set<std::vector<std::vector<std::string>>> per_program;
+  for (const Program* x : {&p, &q}) per_program.insert(draw_orders(m.random_orders, *x, 4));
+  EXPECT_EQ(per_program.size(), 2u) << "two programs drew the same four orders";
 }
 
 }  // namespace

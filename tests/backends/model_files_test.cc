@@ -10,6 +10,7 @@
 
 #include "backends/kit/model_files.h"
 #include "compiler/ir/parser.h"
+#include "compiler/tensor/constant.h"
 #include "oracle/check/case.h"
 
 namespace difftest::backends {
@@ -135,6 +136,59 @@ TEST(WorkerFiles, TheTextFormKeepsBf16AtTheEdgesAndFeedsParamsByName) {
   } catch (const WrongAnswer& e) {
     EXPECT_STREQ(e.what(), "stand-in's output 0 is float32[1] where the program's is bf16[1]");
   }
+}
+
+
+TEST(WorkerFiles, TheTvmScriptFormFeedsParamsThenConstantsMaterializedUnderTheBinding) {
+  const Program p = parse_program(R"(program @c(n: 1..8) {
+  %x: f32[n, 2] = param
+  %w: f32[n, 2] = const uniform(-1, 1, seed=7)
+  %k: i32[2] = const [3, 4]
+  %y: f32[n, 2] = mul(%x, %w)
+  return %y, %k
+}
+)",
+                                  "c.ir");
+  const WorkerModel model = export_tvmscript_model(p);
+  EXPECT_EQ(model.file_name(), "program.py");
+  EXPECT_EQ(parse_model_format("tvmscript"), ModelFormat::TvmScript);
+  EXPECT_EQ(model_format_name(ModelFormat::TvmScript), "tvmscript");
+  EXPECT_NE(model.bytes.find("class Module:"), std::string::npos) << model.bytes;
+  EXPECT_NE(model.bytes.find("SHAPE_DIMS = []"), std::string::npos) << "n is bound by x's annotation";
+  // The small literal is written inline (R.const); the generated one is main's next parameter.
+  ASSERT_EQ(model.inputs.size(), 2u);
+  EXPECT_EQ(model.inputs[0].name, "x");
+  EXPECT_EQ(model.inputs[0].param, 0);
+  EXPECT_EQ(model.inputs[1].name, "w");
+  EXPECT_EQ(model.inputs[1].param, -1);
+  ASSERT_NE(model.inputs[1].constant, nullptr);
+  EXPECT_NE(model.bytes.find("def main(x: R.Tensor((\"n\", 2), \"float32\"), w: R.Tensor((\"n\", 2), \"float32\"))"),
+            std::string::npos)
+      << model.bytes;
+  const oracle::Case c = oracle::make_case(p, {{"n", 3}}, oracle::CaseOptions{});
+  const auto fed = feeds_of(model, p, c);
+  ASSERT_EQ(fed.size(), 2u);
+  EXPECT_EQ(fed[1].second.shape(), (std::vector<int64_t>{3, 2})) << "the constant at the case's n";
+  const Tensor want = materialize_constant(model.inputs[1].constant->constant(), DType::f32, {3, 2});
+  EXPECT_EQ(raw(fed[1].second), raw(want));
+  for (int64_t i = 0; i < 6; ++i) {
+    EXPECT_GE(fed[1].second.get(i), -1.0);
+    EXPECT_LT(fed[1].second.get(i), 1.0);
+  }
+}
+
+TEST(WorkerFiles, TheTvmScriptFormPassesDimsNoTensorBindsAsAShape) {
+  const Program p = parse_program(R"(program @d(n: 1..8) {
+  %x: f32[2*n] = param
+  %y: f32[2*n] = neg(%x)
+  return %y
+}
+)",
+                                  "d.ir");
+  const WorkerModel model = export_tvmscript_model(p);
+  EXPECT_NE(model.bytes.find("SHAPE_DIMS = [\"n\"]"), std::string::npos) << model.bytes;
+  EXPECT_NE(model.bytes.find("R.Shape([\"n\"])"), std::string::npos) << model.bytes;
+  ASSERT_EQ(model.inputs.size(), 1u);
 }
 
 }  // namespace

@@ -67,5 +67,37 @@ TEST(IntegerOverflow, WhereItWrapsEveryElementIsCompared) {
   }
 }
 
+
+// An integer quotient by zero is 0 in the IR; C, LLVM IR and ONNX leave it undefined (TVM's code
+// traps with SIGFPE): where overflow does not wrap, such a case is invalid, naming the quotient.
+TEST(IntegerOverflow, WhereOverflowIsUndefinedAnIntegerDivisionByZeroMakesTheCaseInvalid) {
+  const Program p = testing::verified_program(R"(program @q() {
+  %a: i32[3] = param
+  %b: i32[3] = param
+  %f: f32[3] = param
+  %q: i32[3] = floor_divide(%a, %b)
+  %r: f32[3] = div(%f, %f)
+  return %q, %r
+}
+)",
+                                              "q.ir");
+  std::map<std::string, Tensor> inputs;
+  inputs["a"] = Tensor::from_ints(DType::i32, {3}, {7, 8, 9});
+  inputs["f"] = Tensor::from_doubles(DType::f32, {3}, {1, 2, 3});
+  for (const bool wraps : {false, true}) {
+    Options opt;
+    opt.integer_overflow_wraps = wraps;
+    inputs["b"] = Tensor::from_ints(DType::i32, {3}, {2, 0, 3});
+    const BoundedProgram zero = bound_program(p, {}, inputs, opt);
+    EXPECT_EQ(zero.invalid, !wraps);
+    if (!wraps) {
+      EXPECT_EQ(zero.invalid_reason,
+                "%q divides an integer by zero (element 1 of %b), which C and ONNX leave undefined");
+    }
+    inputs["b"] = Tensor::from_ints(DType::i32, {3}, {2, -1, 3});
+    EXPECT_FALSE(bound_program(p, {}, inputs, opt).invalid) << "no zero divisor";
+  }
+}
+
 }  // namespace
 }  // namespace difftest::tolerance
