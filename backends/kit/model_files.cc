@@ -92,6 +92,9 @@ WorkerModel export_text_model(const Program& p) {
 }
 
 WorkerModel export_tvmscript_model(const Program& p) {
+  if (const std::string why = exporters::tvm_unsupported_form(p); !why.empty()) {
+    throw interop::Unsupported("TVMScript export", why);
+  }
   const exporters::TvmScriptModule module = exporters::export_tvmscript_module(p);
   WorkerModel model;
   model.format = ModelFormat::TvmScript;

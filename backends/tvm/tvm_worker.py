@@ -34,7 +34,11 @@ NAMES = {np.dtype(v).str if k != "bfloat16" else "bfloat16": k for k, v in DTYPE
 # TIR (LegalizeOps leaves it, and the VM's code generator cannot emit it), and the limits its
 # legalizations state in code: (the message, the file of the frame that raised it, why). Only
 # these: any other refusal of a module TVM's parser accepted is a finding (compile_reject).
-UNSUPPORTED = ("CodeGenVM cannot handle this intrinsic now", "cannot emit this Relax operator directly")
+UNSUPPORTED = ("CodeGenVM cannot handle this intrinsic now", "cannot emit this Relax operator directly",
+               # the struct-info inference of R.nn.layer_norm, group_norm, instance_norm (f64, bf16)
+               "only support float32 and float16 for now",
+               # R.power's legalization (integer pow)
+               "power only applies to float")
 LIMITS = (("Expect value to be constant int", "topi/slice_scatter.py",
            "TVM's slice_scatter (topi.slice_scatter, the legalization of R.slice_scatter) takes only a constant "
            "length along its axis"),)

@@ -343,6 +343,19 @@ std::string export_tvmscript(const Program& p, const TvmScriptOptions& options) 
          tvmscript::repro_driver(p, options, e, parts.params, parts.consts, parts.shape_dims);
 }
 
+std::string tvm_unsupported_form(const Program& p) {
+  for (const Binding& b : p.bindings()) {
+    if (!b.is_call() || b.op().name != "conv_transpose1d") continue;
+    const int64_t padding = b.attrs().get_int("output_padding"), stride = b.attrs().get_int("stride");
+    if (padding >= stride) {
+      return fmt::format("%{}: TVM's conv1d_transpose takes an output_padding below the stride ({} >= {}; Relax's "
+                         "struct-info inference refuses it)",
+                         b.result().name(), padding, stride);
+    }
+  }
+  return "";
+}
+
 TvmScriptModule export_tvmscript_module(const Program& p) {
   Emitter e(p);
   ModuleParts parts = module_parts(p, e);

@@ -46,6 +46,11 @@ struct TvmScriptModule {
 };
 TvmScriptModule export_tvmscript_module(const Program& p);
 
+// "" or why TVM documents the program as one it does not take, in a form the exporter cannot
+// avoid (a conv1d_transpose whose output_padding is not below its stride: Relax's struct-info
+// inference refuses it, as PyTorch does unless the dilation is larger).
+std::string tvm_unsupported_form(const Program& p);
+
 // Our op name -> the Relax op it maps to ("R.matmul", "R.nn.softmax", ...; for the layer ops
 // composed of several, the one at its heart), or "" when the op is exported as a T.prim_func
 // called through R.call_tir. Registered per family
