@@ -205,9 +205,10 @@ class ManifestCompiler final : public LevelCompiler {
   // A report.md template replaces difftest's report, and the culprit joins expected.json (a
   // reproducer then also runs the failing level with it disabled).
   void write_report(const std::string& dir, const oracle::ReductionReport& r,
-                    const oracle::CheckOptions&) const override {
+                    const oracle::CheckOptions& options) const override {
     const oracle::Culprit& c = r.culprit;
     const bool named = c.reproduced && c.application > 0 && c.summary.empty();
+    const sym::Env binding = reference::resolve_binding(r.reduced.program, r.reduced.binding, nullptr);
     const fs::path expected = fs::path(dir) / "expected.json";
     if (named && fs::exists(expected)) {
       nlohmann::json data = oracle::read_json_file(expected.string());
@@ -216,15 +217,21 @@ class ManifestCompiler final : public LevelCompiler {
     }
     const auto report = m_.reproducer.find(kReportFile);
     if (report == m_.reproducer.end()) return;
-    const Program p = r.failing.variant.specialized()
-                          ? fix_dims(r.reduced.program, reference::resolve_binding(r.reduced.program,
-                                                                                   r.reduced.binding, nullptr))
-                          : r.reduced.program;
+    const Program p = r.failing.variant.specialized() ? fix_dims(r.reduced.program, binding) : r.reduced.program;
     WorkerModel kind;
     kind.format = m_.model_format;
     std::map<std::string, std::string> values = template_values(p, r.reduced_failure, kind.file_name(), "");
-    values["culprit"] = fmt::format("The culprit search ({}, over the level's optional passes):\n\n```\n{}\n```",
-                                    culprit_search_name(m_.culprit_search), oracle::format_culprit(c));
+    const std::map<std::string, std::string> around =
+        named ? dump_around(p, r.reduced_failure.variant.tested, binding, options, c.pass, dir)
+              : std::map<std::string, std::string>{};
+    std::string modules;
+    if (around.count("before")) {
+      modules = fmt::format("\n\nThe module before {} is `{}`; {}.", c.pass, around.at("before"),
+                            around.count("after") ? fmt::format("after it, `{}`", around.at("after"))
+                                                  : fmt::format("{} did not return one", c.pass));
+    }
+    values["culprit"] = fmt::format("The culprit search ({}, over the level's optional passes):\n\n```\n{}\n```{}",
+                                    culprit_search_name(m_.culprit_search), oracle::format_culprit(c), modules);
     values["culprit_short"] = named ? c.pass : values["level"];
     write_file_atomic((fs::path(dir) / kReportFile).string(), filled(read_template(report->second), values));
   }
@@ -295,6 +302,43 @@ class ManifestCompiler final : public LevelCompiler {
   }
 
   static constexpr const char* kReportFile = "report.md";
+
+  // Asks the worker to compile `v` once more, writing the program before and after the first
+  // application of `pass` (the request's "dump_around"; the answer's "dumps" names the files it
+  // wrote), and copies them into `dir`: {"before": name, "after": name}, either absent when the
+  // worker does not dump (a worker may ignore the field) or the pass raised.
+  std::map<std::string, std::string> dump_around(const Program& p, const Variant& v, const sym::Env& binding,
+                                                 const oracle::CheckOptions& options, const std::string& pass,
+                                                 const std::string& dir) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::map<std::string, std::string> out;
+    if (!manifest_worker_missing(m_).empty()) return out;
+    const PreparedModel& prepared = models_.prepare(p, m_.model_format);
+    if (!prepared.unsupported.empty()) return out;
+    const Case c = oracle::make_case(p, binding, options.cases());
+    if (c.invalid()) return out;
+    nlohmann::json request = run_request(++requests_, prepared, p, {&c}, 1);
+    add_variant_fields(request, v);
+    request["dump_around"] = pass;
+    const WorkerAnswer answer = worker().request(request.dump(), request_limits(options.limits, 1));
+    if (answer.status != WorkerAnswer::Status::Ok) return out;
+    try {
+      const nlohmann::json reply = nlohmann::json::parse(answer.line);
+      const auto dumps = reply.find("dumps");
+      if (dumps == reply.end() || !dumps->is_object()) return out;
+      for (auto it = dumps->begin(); it != dumps->end(); ++it) {
+        if (!it->is_string()) continue;
+        const std::string file = it->get<std::string>();
+        if (file.find('/') != std::string::npos) continue;
+        std::error_code ec;
+        fs::copy_file(prepared.dir / file, fs::path(dir) / file, fs::copy_options::overwrite_existing, ec);
+        if (!ec) out[it.key()] = file;
+      }
+    } catch (const nlohmann::json::exception&) {
+      return out;  // an answer that is not the protocol's: no dumps
+    }
+    return out;
+  }
 
   static std::string read_template(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

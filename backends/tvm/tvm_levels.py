@@ -64,14 +64,14 @@ def load_program(path):
     return module.Module, getattr(module, "SHAPE_DIMS", [])
 
 
-def level_context(config, disable, steps=None):
+def level_context(config, disable, steps=None, instruments=()):
     """The PassContext a level compiles under: an order also disables the optional TIR passes its
     steps leave out."""
     disabled = list(config.get("disabled", [])) + list(disable)
     if config.get("pipeline") == "order":
         disabled += [p for p in config.get("tir_optional", []) if p not in (steps or [])]
     return tvm.transform.PassContext(opt_level=config.get("opt_level", 3), disabled_pass=disabled,
-                                     config=config.get("tir_config", {}))
+                                     config=config.get("tir_config", {}), instruments=list(instruments))
 
 
 def apply_level(module, config, steps=None):

@@ -109,10 +109,34 @@ def first_difference(a, b):
     return None
 
 
-def build(req):
+@tvm.instrument.pass_instrument
+class AroundPass:
+    """Writes the module before and after the first application of one pass (a culprit) into the
+    request's directory: culprit_before.py, culprit_after.py (absent when the pass raised)."""
+
+    def __init__(self, name, directory):
+        self.pass_name, self.directory, self.done, self.files = name, directory, False, {}
+
+    def _write(self, key, mod):
+        path = os.path.join(self.directory, f"culprit_{key}.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(mod.script())
+        self.files[key] = os.path.basename(path)
+
+    def run_before_pass(self, mod, info):
+        if not self.done and info.name == self.pass_name:
+            self._write("before", mod)
+
+    def run_after_pass(self, mod, info):
+        if not self.done and info.name == self.pass_name:
+            self._write("after", mod)
+            self.done = True
+
+
+def build(req, around=None):
     module, shape_dims = load_module(req["model"])
     config = req.get("config", {})
-    with level_context(config, req.get("disable", []), req.get("steps")):
+    with level_context(config, req.get("disable", []), req.get("steps"), [around] if around else []):
         mod = apply_level(module, config, req.get("steps"))
         executable = relax.build(mod, target=tvm.target.Target(config.get("target", "llvm")),
                                  relax_pipeline="default", tir_pipeline="default")
@@ -122,10 +146,11 @@ def build(req):
 def run(req):
     stage("compile")
     t0 = time.perf_counter()
+    around = AroundPass(req["dump_around"], req["dir"]) if req.get("dump_around") else None
     try:
-        vm, shape_dims = build(req)
+        vm, shape_dims = build(req, around)
     except Exception as e:  # noqa: BLE001 - every refusal is an answer
-        return refusal("compile", e)
+        return dict(refusal("compile", e), dumps=around.files if around else {})
     compile_ms = (time.perf_counter() - t0) * 1e3
     runs = []
     make = tvm.runtime.tensor
@@ -148,7 +173,7 @@ def run(req):
             runs.append({"run_ms": run_ms, "outputs": outputs, "differs": differs})
         except Exception as e:  # noqa: BLE001
             return refusal("run", e, c)
-    return {"ok": True, "compile_ms": compile_ms, "runs": runs}
+    return {"ok": True, "compile_ms": compile_ms, "runs": runs, "dumps": around.files if around else {}}
 
 
 def answer(line):

@@ -5,7 +5,8 @@
 # two random orders and in its shape-specialized compile; the same seed drawing the same orders;
 # a known FuseTIR finding reduced with its culprit found by disabling passes, its
 # repro_tvmscript.py run on the pinned TVM (FAIL at the failing level, PASS at the baseline and
-# with the culprit disabled) and report.md in TVM's bug template; an op whose legalization TVM
+# with the culprit disabled), the module before the culprit kept, and report.md in TVM's bug
+# template; an op whose legalization TVM
 # limits in code `unsupported` with the reason.
 set -u
 difftest=$1 src=$2 build=$3
@@ -54,6 +55,10 @@ for section in "### Expected behavior" "### Actual behavior" "### Environment" "
 done
 grep -q "^Apache TVM 0.27.0.post1 (pip wheel" "$tmp/r/report.md" || fail "report.md does not name TVM's version"
 grep -q "^culprit: (.) FuseTIR" "$tmp/r/report.md" || fail "report.md does not give the culprit search"
+# The module as FuseTIR received it (FuseTIR raised: no module after it), named by the report.
+grep -q "^The module before FuseTIR is \`culprit_before.py\`; FuseTIR did not return one." "$tmp/r/report.md" ||
+  fail "report.md does not name the module before the culprit"
+grep -q "def fused_.*atan2" "$tmp/r/culprit_before.py" || fail "culprit_before.py is not the fused module FuseTIR received"
 
 # What TVM's legalization limits in code is unsupported, with the reason.
 "$difftest" run "$src/corpus/kv_cache_slicing.ir" --backend tvm --opt O0 --orders 0 > "$tmp/out" 2>&1
