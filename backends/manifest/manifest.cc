@@ -101,7 +101,9 @@ RandomOrders read_random_orders(const Reader& r, const nlohmann::json& j) {
     o.config = j["config"];
   }
   const nlohmann::json& phases = r.required(j, "phases", "random_orders.phases");
-  if (!phases.is_array() || phases.empty()) r.bad("random_orders.phases", "expected a non-empty list of {\"KIND\": [steps]}");
+  if (!phases.is_array() || phases.empty()) {
+    r.bad("random_orders.phases", "expected a non-empty list of {\"KIND\": [steps]}");
+  }
   for (size_t i = 0; i < phases.size(); ++i) {
     const std::string where = fmt::format("random_orders.phases[{}]", i);
     if (!phases[i].is_object() || phases[i].size() != 1) {

@@ -14,13 +14,13 @@
 #include "backends/kit/reproducer_data.h"
 #include "backends/kit/worker_requests.h"
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ir/fix_dims.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
 #include "exporters/expected_results.h"
 #include "oracle/io/json_file.h"
 #include "oracle/reduce/bisect.h"
 #include "oracle/reduce/reduce_failure.h"
-#include "compiler/ir/fix_dims.h"
 #include "reference/inputs.h"
 #include "tolerance/precision.h"
 
@@ -80,7 +80,9 @@ class ManifestCompiler final : public LevelCompiler {
   std::vector<Variant> variants(const Program& p, const oracle::CheckOptions& options) const override {
     std::vector<Variant> out = LevelCompiler::variants(p, options);
     const auto orders = draw_orders(m_.random_orders, p, m_.random_orders.phases.empty() ? 0 : options.random_orders);
-    for (size_t i = 0; i < orders.size(); ++i) out.push_back(order_variant(fmt::format("{}{}", kOrderPrefix, i + 1), orders[i]));
+    for (size_t i = 0; i < orders.size(); ++i) {
+      out.push_back(order_variant(fmt::format("{}{}", kOrderPrefix, i + 1), orders[i]));
+    }
     return out;
   }
 
@@ -160,7 +162,8 @@ class ManifestCompiler final : public LevelCompiler {
 
   std::string environment(const Variant& variant) const override {
     if (is_order(variant)) {
-      return fmt::format("{}, the random order {}: {}", identity(), variant.name(), fmt::join(order_steps(variant), ","));
+      return fmt::format("{}, the random order {}: {}", identity(), variant.name(),
+                         fmt::join(order_steps(variant), ","));
     }
     const auto disabled = disabled_steps(variant);
     return fmt::format("{}, level '{}'{}", identity(), level_of(variant),
@@ -168,7 +171,11 @@ class ManifestCompiler final : public LevelCompiler {
   }
 
   std::string replay_flags(const Variant& variant) const override {
-    if (is_order(variant)) return fmt::format("--backend {} (the random order {}: {})", flag_, variant.name(), fmt::join(order_steps(variant), ","));
+    if (is_order(variant)) {
+      // An order is drawn per program: no flag names it, a recorded verdict replays it (`reduce`).
+      return fmt::format("--backend {} (the random order {}: {})", flag_, variant.name(),
+                         fmt::join(order_steps(variant), ","));
+    }
     return fmt::format("--backend {} --opt {}", flag_, level_of(variant));
   }
 
