@@ -172,9 +172,12 @@ class ManifestCompiler final : public LevelCompiler {
 
   std::string replay_flags(const Variant& variant) const override {
     if (is_order(variant)) {
-      // An order is drawn per program: no flag names it, a recorded verdict replays it (`reduce`).
-      return fmt::format("--backend {} (the random order {}: {})", flag_, variant.name(),
-                         fmt::join(order_steps(variant), ","));
+      // Orders are drawn from the program's hash: the same program draws orderK again among K.
+      // Its steps follow as a shell comment (a reduction's shrunk list runs only from its record).
+      bool specialized = false;
+      const std::string name = level_of_recorded_name(variant.name(), specialized);
+      return fmt::format("--backend {} --opt none --orders {}  # {}", flag_,
+                         name.substr(std::string(kOrderPrefix).size()), fmt::join(order_steps(variant), ","));
     }
     return fmt::format("--backend {} --opt {}", flag_, level_of(variant));
   }

@@ -26,8 +26,11 @@ grep -A2 "^tvm " "$tmp/out" | grep -q "^         available" || fail "tvm is not 
 for v in O0 build zero dlight order1 order2 dlight-specialized O0~zero O0~dlight; do
   grep -Eq "^  $v +.* ok " "$tmp/out" || fail "$v did not run ok"
 done
-grep -q "^  order1 = --backend tvm (the random order order1: .*LegalizeOps" "$tmp/out" ||
-  fail "order1 is not shown with its steps (LegalizeOps always among them)"
+grep -q "^  order1 = --backend tvm --opt none --orders 1  # .*LegalizeOps" "$tmp/out" ||
+  fail "order1 is not shown with the flags that replay it and its steps (LegalizeOps always among them)"
+"$difftest" run "$src/corpus/norms_and_softmax.ir" --backend tvm --opt none --orders 1 > "$tmp/replay" 2>&1 ||
+  fail "replaying order1 failed"
+grep "^  order1 = " "$tmp/out" | cmp -s - <(grep "^  order1 = " "$tmp/replay") || fail "the replay drew another order1"
 
 # A seed names one program and its orders, on every run.
 "$difftest" --seed 3 --backend tvm --opt O0 > "$tmp/a" 2>&1
