@@ -33,6 +33,13 @@ mkdir -p build/gate
   --junit build/gate/junit.xml --json build/gate/gate.json
 ./scripts/gate_faults.sh ./build/difftest 3
 echo "gate done after $(( $(date +%s) - start )) s"
+# Apache TVM under the same gate, on the corpus: each entry as it expects under tvm (its own
+# bugs in corpus/external/tvm/), the known TVM failures of the full-size programs in the baseline
+# (each one triaged in corpus/external/tvm/, docs/backends.md).
+mkdir -p build/gate-tvm
+./build/difftest gate --backend tvm --jobs 2 --timeout 60 --baseline backends/tvm/gate_baseline.json \
+  --out build/gate-tvm --junit build/gate-tvm/junit.xml --json build/gate-tvm/gate.json
+echo "TVM gate done after $(( $(date +%s) - start )) s"
 ./scripts/setup.sh --sanitize
 echo "sanitizer build ready after $(( $(date +%s) - start )) s"
 asan_skip='^(corpus\.gate\.|oracle_tests\.Faults/ReduceFault\.|oracle_tests\.Variant\.ACampaignAttributes|'
