@@ -78,8 +78,20 @@ def read_inputs(req, case):
     return args
 
 
+def raised_at(e):
+    """Where in TVM's Python an exception was raised ("s_tir/dlight/analysis/gemv.py:158"), for one
+    that says nothing (a bare assert)."""
+    frames = traceback.extract_tb(e.__traceback__)
+    for frame in reversed(frames):
+        at = frame.filename.replace("\\", "/").rfind("/tvm/")
+        if at >= 0:
+            return f"{frame.filename[at + 5:]}:{frame.lineno}"
+    return ""
+
+
 def refusal(stage_name, e, case=0):
-    message = f"{type(e).__name__}: {str(e).strip()}"
+    text = str(e).strip()
+    message = f"{type(e).__name__}: {text}" if text else f"{type(e).__name__} at {raised_at(e) or 'an unknown place'}"
     unsupported = any(u in message for u in UNSUPPORTED)
     where = traceback.format_exc()
     for text, frame, why in LIMITS:
