@@ -353,7 +353,10 @@ std::set<Signature> read_baseline(const std::string& path) {
     const std::string text = s.get<std::string>();
     const std::optional<Signature> sig = Signature::parse(text);
     const auto k = sig ? verdict_kind_from_name(sig->kind) : std::nullopt;
-    const bool known_kind = sig && ((k && is_failure(*k)) || sig->kind == kHarnessError || sig->kind == kLostDetection);
+    // An unchecked output of an entry that expects ok, and an outlier under --fail-on outlier,
+    // fail a gate too: --update-baseline writes them, so they are read back.
+    const bool gating_kind = k && (is_failure(*k) || *k == VerdictKind::Unchecked || *k == VerdictKind::Outlier);
+    const bool known_kind = sig && (gating_kind || sig->kind == kHarnessError || sig->kind == kLostDetection);
     if (!known_kind) {
       throw bad(fmt::format("\"signatures\"[{}] '{}' is not a failure signature (kind|pipeline|stage|what)", i, text));
     }
