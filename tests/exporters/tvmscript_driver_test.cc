@@ -13,27 +13,16 @@
 #include "compiler/tensor/npy.h"
 #include "exporters/tvmscript/tvmscript.h"
 #include "oracle/check/expected_results.h"
+#include "tests/support/run_command.h"
 
 namespace difftest::exporters {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Ran {
-  int exit_code = -1;
-  std::string output;
-};
+using Ran = testing::CommandResult;
 
-Ran run_python(const std::string& command) {
-  Ran r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Ran run_python(const std::string& command) { return testing::run_command(command); }
 
 bool have_numpy() { return run_python("/usr/bin/python3 -c 'import numpy' 2>&1").exit_code == 0; }
 

@@ -19,21 +19,14 @@
 #include "compiler/ops/op.h"
 #include "exporters/tvmscript/tvmscript.h"
 #include "fuzz/generator.h"
+#include "tests/support/run_command.h"
 
 namespace difftest::exporters {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string run(const std::string& command) {
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-  pclose(pipe);
-  return out;
-}
+std::string run(const std::string& command) { return testing::run_command(command).output; }
 
 // Loads each module with TVM's parser, then builds it as the O0 level does; one line per file:
 // "PARSE_FAIL\tFILE\tERROR", "BUILD_FAIL\tFILE\tERROR" or "OK\tFILE".

@@ -15,6 +15,7 @@
 #include "compiler/tensor/constant.h"
 #include "fuzz/generator.h"
 #include "exporters/tvmscript/emit.h"
+#include "tests/support/run_command.h"
 
 namespace difftest::exporters {
 namespace {
@@ -26,15 +27,7 @@ struct Exported {
   std::string text;
 };
 
-std::string run(const std::string& command) {
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-  pclose(pipe);
-  return out;
-}
+std::string run(const std::string& command) { return testing::run_command(command).output; }
 
 // Parses every text with Python's ast module in one interpreter and returns, per label, the
 // SyntaxError for the ones that fail. Fails the test when the checker itself did not run.
