@@ -1,7 +1,10 @@
 // repro_tvmscript.py judges TVM by itself: its driver, run by the system Python (numpy) against a
 // stand-in TVM (fake_tvm/) that returns outputs the test chooses, passes the failing inputs to
 // main byte for byte, passes results within the allowance, fails one element beyond it (naming
-// the element), fails a NaN, and exits 1 only when the failing config's level is wrong.
+// the element), fails a NaN, and exits 1 only when the failing config's level is wrong. The
+// stand-in stays for what real TVM cannot show (an answer beyond the allowance by a chosen
+// amount, a NaN); the reproducers themselves run on the pinned TVM in cli.tvm_reproducers and
+// cli.tvm_backend.
 #include <gtest/gtest.h>
 
 #include <cmath>
