@@ -349,8 +349,14 @@ void shape_op(Emitter& e, const Binding& b, const std::string& op) {
     const int64_t rank = static_cast<int64_t>(t.rank());
     const int64_t axis = a.get_int("axis") < 0 ? a.get_int("axis") + rank : a.get_int("axis");
     const sym::Expr& d = t.shape.at(static_cast<size_t>(axis));
+    // The axis's largest length over the dims' ranges (shapes grow with their dims): a constant
+    // bound at or past it is the axis's end (a slice "to the end" written as 2^31 - 1).
+    sym::Env largest;
+    for (const DimVar& v : e.program().dims()) largest[v.name] = v.range.hi;
+    const int64_t longest = sym::eval(d, largest);
     const auto bound = [&](const sym::Expr& v) {
       sym::Expr out = v.is_const() && v.value() < 0 ? d + v : v;
+      if (out.is_const() && out.value() >= longest) return d;
       if (out.is_const() && d.is_const()) return sym::Expr::constant(std::clamp<int64_t>(out.value(), 0, d.value()));
       if (out.is_const() && out.value() < 0) return sym::Expr::constant(0);
       return out;
@@ -370,6 +376,11 @@ void split(Emitter& e, const Binding& b, const std::string& op) {
   const Attrs& a = b.attrs();
   const int64_t sections = a.get_int("sections");
   const std::string parts = sections != 0 ? std::to_string(sections) : py_ints(a.get_ints("indices"));
+  if (b.results().size() == 1) {
+    // One part is the operand itself; R.split of one section answers a tensor, not a tuple.
+    e.line(fmt::format("{} = {}", e.name(b.results()[0]), arg(e, b, 0)));
+    return;
+  }
   const std::string t = e.fresh(e.name(b.results()[0]) + "_parts");
   e.line(fmt::format("{} = {}({}, indices_or_sections={}, axis={})", t, op, arg(e, b, 0), parts, a.get_int("axis")));
   for (size_t i = 0; i < b.results().size(); ++i) e.line(fmt::format("{} = {}[{}]", e.name(b.results()[i]), t, i));
