@@ -86,7 +86,7 @@ WorkerModel export_text_model(const Program& p) {
   model.bytes = print(p);
   const std::vector<Value> params = p.params();
   for (size_t i = 0; i < params.size(); ++i) {
-    model.inputs.push_back({params[i].name(), static_cast<int>(i), nullptr, "", params[i].type().dtype});
+    model.inputs.push_back({params[i].name(), static_cast<int>(i), -1, "", params[i].type().dtype});
   }
   return model;
 }
@@ -100,12 +100,13 @@ WorkerModel export_tvmscript_model(const Program& p) {
   model.format = ModelFormat::TvmScript;
   model.bytes = module.text;
   const std::vector<Value> params = p.params();
-  std::map<const ValueNode*, const Binding*> constants;
-  for (const Binding& b : p.bindings()) {
-    if (b.kind() == BindingKind::Const) constants.emplace(b.result().get(), &b);
+  std::map<const ValueNode*, int> constants;
+  for (size_t i = 0; i < p.bindings().size(); ++i) {
+    const Binding& b = p.bindings()[i];
+    if (b.kind() == BindingKind::Const) constants.emplace(b.result().get(), static_cast<int>(i));
   }
   for (const Value& v : module.inputs) {
-    WorkerModel::Input input{v.name(), -1, nullptr, "", v.type().dtype};
+    WorkerModel::Input input{v.name(), -1, -1, "", v.type().dtype};
     const auto param = std::find_if(params.begin(), params.end(), [&](const Value& x) { return x.get() == v.get(); });
     if (param != params.end()) {
       input.param = static_cast<int>(param - params.begin());
@@ -184,11 +185,14 @@ std::vector<std::pair<std::string, Tensor>> feeds_of(const WorkerModel& model, c
   const std::vector<Value> params = p.params();
   std::vector<std::pair<std::string, Tensor>> out;
   for (const WorkerModel::Input& input : model.inputs) {
-    if (input.constant) {
-      const TensorType& t = input.constant->result().type();
+    if (input.constant >= 0) {
+      const Binding& b = p.bindings().at(static_cast<size_t>(input.constant));
+      DT_CHECK(b.kind() == BindingKind::Const && b.result().name() == input.name,
+               "a model's constant input is not the program's constant " + input.name);
+      const TensorType& t = b.result().type();
       std::vector<int64_t> shape;
       for (const sym::Expr& d : t.shape) shape.push_back(sym::eval(d, c.env));
-      out.emplace_back(input.name, materialize_constant(input.constant->constant(), t.dtype, shape));
+      out.emplace_back(input.name, materialize_constant(b.constant(), t.dtype, shape));
     } else if (input.param < 0) {
       // Only its length matters: the graph reads the dim from its shape.
       out.emplace_back(input.name, Tensor(DType::u8, {c.env.at(input.dim)}));

@@ -37,12 +37,13 @@ struct WorkerModel {
   ModelFormat format = ModelFormat::Onnx;
   std::string bytes;  // the file's contents (a serialized ModelProto, the IR text or the Python module)
   // The model's inputs in order: a param (its index in Program::params(), fed in `dtype`), a
-  // generated constant materialized under the case's binding (`constant`, TVMScript only) or an
-  // extent input carrying dim `dim` as its length (ONNX only).
+  // generated constant materialized under the case's binding (`constant`, its index in
+  // Program::bindings(); TVMScript only) or an extent input carrying dim `dim` as its length (ONNX
+  // only). Indices, not pointers: a cached model serves every program of the same text.
   struct Input {
     std::string name;
-    int param = -1;  // -1: a constant or an extent input
-    const Binding* constant = nullptr;
+    int param = -1;     // -1: a constant or an extent input
+    int constant = -1;  // -1: a param or an extent input
     std::string dim;
     DType dtype = DType::f32;
   };
