@@ -99,5 +99,36 @@ TEST(IntegerOverflow, WhereOverflowIsUndefinedAnIntegerDivisionByZeroMakesTheCas
   }
 }
 
+
+// A float cast to an integer saturates in the IR; C, LLVM and ONNX leave a value past the range
+// undefined (TVM answered 4294967295 for u32(-1.37)): uncertain where overflow does not wrap.
+TEST(IntegerOverflow, WhereOverflowIsUndefinedAFloatCastPastTheIntegersRangeIsUncertain) {
+  const Program p = testing::verified_program(R"(program @c() {
+  %f: f32[4] = param
+  %u: u32[4] = cast(%f, dtype=u32)
+  %i: i8[4] = cast(%f, dtype=i8)
+  return %u, %i
+}
+)",
+                                              "c.ir");
+  std::map<std::string, Tensor> inputs;
+  inputs["f"] = Tensor::from_doubles(DType::f32, {4}, {0.625, -1.375, -0.5, 300.0});
+  for (const bool wraps : {false, true}) {
+    Options opt;
+    opt.integer_overflow_wraps = wraps;
+    const BoundedProgram b = bound_program(p, {}, inputs, opt);
+    ASSERT_FALSE(b.invalid) << b.invalid_reason;
+    const std::vector<uint8_t> u(b.outputs[0]->uncertain.begin(), b.outputs[0]->uncertain.end());
+    const std::vector<uint8_t> i(b.outputs[1]->uncertain.begin(), b.outputs[1]->uncertain.end());
+    if (wraps) {
+      EXPECT_EQ(u, (std::vector<uint8_t>{0, 0, 0, 0}));
+      EXPECT_EQ(i, (std::vector<uint8_t>{0, 0, 0, 0}));
+    } else {
+      EXPECT_EQ(u, (std::vector<uint8_t>{0, 1, 0, 0})) << "u32: -1 is past the range, -0.5 truncates to 0";
+      EXPECT_EQ(i, (std::vector<uint8_t>{0, 0, 0, 1})) << "i8: 300 is past the range";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace difftest::tolerance

@@ -170,7 +170,13 @@ void cast(RuleContext& c) {
       if (is_float(from)) set_spread(c, out, i, spread(a, i), e);
     } else if (!is_float(from)) {
       mark_integer_overflow(c, out, i, r);  // a narrowing integer cast keeps the low bits here
-    } else if (is_float(from) && e > 0) {
+    } else {
+      // A float past the integer's range saturates here; C, LLVM (fptosi/fptoui: poison) and ONNX
+      // leave it undefined (TVM answered 4294967295 for u32(-1.37)).
+      if (to != DType::boolean) {
+        for (const double x : {r - e, r, r + e}) mark_integer_overflow(c, out, i, std::trunc(x));
+      }
+      if (e <= 0) continue;
       // Truncation (or != 0 for bool) flips somewhere inside [r - e, r + e]?
       const bool flips = to == DType::boolean ? (r - e <= 0 && r + e >= 0)
                                               : float_to_int_dtype(r - e, to) != float_to_int_dtype(r + e, to);
