@@ -82,7 +82,13 @@ std::string special_values_markdown() {
       "integer `cast`), and the builtin compiler is held to it exactly. ONNX leaves integer overflow undefined\n"
       "(ONNX Runtime saturated an int32 product to 2147483647 where the IR wraps), so under a compiler that\n"
       "runs an exported model (`--backend ort`) an integer element whose exact value leaves its dtype is\n"
-      "uncertain, not compared, and so is everything computed from it (docs/tolerance.md).\n";
+      "uncertain, not compared, and so is everything computed from it (docs/tolerance.md); so is a float\n"
+      "cast to an integer whose truncated value is past the integer's range (the IR saturates; C's and\n"
+      "LLVM's conversions are undefined there: Apache TVM answered 4294967295 for u32(-1.37)). An integer\n"
+      "`div`, `floor_divide` or `floor_mod` by zero is 0 in the IR; C, LLVM IR and ONNX leave it\n"
+      "undefined (Apache TVM's code traps: SIGFPE), so under such a compiler (every backend but the\n"
+      "builtin) a case that divides an integer by zero is invalid under its binding, as one whose floats\n"
+      "overflow is: neither a crash nor a value there is the compiler's finding.\n";
   return out;
 }
 
