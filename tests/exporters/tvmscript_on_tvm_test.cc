@@ -19,6 +19,7 @@
 #include "compiler/ops/op.h"
 #include "exporters/tvmscript/tvmscript.h"
 #include "fuzz/generator.h"
+#include "tests/support/one_op_programs.h"
 #include "tests/support/run_command.h"
 
 namespace difftest::exporters {
@@ -71,13 +72,7 @@ TEST(TvmScriptOnTvm, EveryFormTheExporterWritesIsParsedByTvm) {
   for (const OpDef* op : OpRegistry::get().all()) {
     int handed = 0;
     for (uint64_t seed = 7; seed < 20 && handed < 2; ++seed) {
-      GeneratorOptions g;
-      for (const auto& [name, w] : default_op_weights()) g.weights[name] = 0;
-      g.weights[op->name] = 1;
-      g.template_percent = 0;
-      g.min_ops = 2;
-      g.max_ops = 4;
-      const Program p = generate_program(seed, g);
+      const Program p = generate_program(seed, testing::only_op(op->name));
       for (const Binding& b : p.bindings()) {
         if (b.is_call()) covered.insert(b.op().name);
       }

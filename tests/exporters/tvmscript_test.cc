@@ -15,6 +15,7 @@
 #include "compiler/tensor/constant.h"
 #include "fuzz/generator.h"
 #include "exporters/tvmscript/emit.h"
+#include "tests/support/one_op_programs.h"
 #include "tests/support/run_command.h"
 
 namespace difftest::exporters {
@@ -109,13 +110,7 @@ TEST(TvmScript, GeneratedProgramsOfEveryOpExportToValidPython) {
   };
   for (uint64_t seed = 1; seed <= 50; ++seed) add("seed " + std::to_string(seed), generate_program(seed));
   for (const OpDef* op : OpRegistry::get().all()) {
-    GeneratorOptions g;
-    for (const auto& [name, w] : default_op_weights()) g.weights[name] = 0;
-    g.weights[op->name] = 1;
-    g.template_percent = 0;
-    g.min_ops = 2;
-    g.max_ops = 4;
-    add("only " + op->name, generate_program(7, g));
+    add("only " + op->name, generate_program(7, testing::only_op(op->name)));
   }
   for (const OpDef* op : OpRegistry::get().all()) EXPECT_TRUE(covered.count(op->name)) << op->name << " never generated";
   expect_valid_python(files);
