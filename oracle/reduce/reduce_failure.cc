@@ -231,6 +231,10 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
           !is_failure(check_variant_outcome(r.reduced.program, minimal, r.reduced.binding, candidate_options).kind);
     }
   } catch (const DeadlineReached&) {
+    // Not checked again: the reproducers are written for the variant and failure the reduction
+    // kept (they show whether the reduced program still fails), not for an empty variant.
+    r.reduced_failure = failing.verdict;
+    r.reduced_failure.variant = minimal;
     return finish("final check");
   }
   return finish(r.reduced.stats.timed_out ? "reduction" : "");
