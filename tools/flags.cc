@@ -49,7 +49,7 @@ void add_target_flag(CLI::App* app, std::string& target) {
 
 void add_generator_flags(CLI::App* app, commands::CheckRequest& r) {
   app->add_option("--backend", r.backend,
-                  "the compiler under test: builtin (default) or ort (see `difftest backends`)");
+                  "the compiler under test: builtin (default), ort, openvino, tvm, or a manifest.json path (see `difftest backends`)");
   app->add_option("--float-dtypes", r.float_dtypes,
                   "float dtypes generated operands are drawn from, e.g. f32,f32,f16 (default: the backend's; "
                   "builtin f32,f16,bf16,f64)");
