@@ -128,12 +128,12 @@ void check_range(Bounded& r, const Value& v, BoundedProgram& out) {
 // follows C's integer semantics), a program dividing an integer by zero under this binding is
 // invalid, as one whose float values overflow is: neither a crash nor any value there is the
 // compiler's finding.
-void check_integer_divisor(const Binding& b, const BoundedProgram& values, const Options& opt, BoundedProgram& out) {
+void check_integer_divisor(const Binding& b, const Options& opt, BoundedProgram& out) {
   if (opt.integer_overflow_wraps) return;
   const std::string& op = b.op().name;
   if (op != "div" && op != "floor_divide" && op != "floor_mod") return;
   if (b.args().size() < 2 || is_float(b.args()[1].type().dtype)) return;
-  const Bounded& divisor = values.values.at(b.args()[1].get());
+  const Bounded& divisor = out.values.at(b.args()[1].get());
   for (size_t i = 0; i < divisor.ref.size(); ++i) {
     if (divisor.ref[i] == 0) {
       out.invalid = true;
@@ -214,7 +214,7 @@ BoundedProgram apply_rules(const Program& p, const sym::Env& env,
         }
       }
       for (size_t i = 0; i < results.size() && !out.invalid; ++i) check_range(results[i], b.results()[i], out);
-      if (!out.invalid) check_integer_divisor(b, out, opt, out);
+      if (!out.invalid) check_integer_divisor(b, opt, out);
     }
     if (quadrature(opt)) {
       for (Bounded& r : results) {

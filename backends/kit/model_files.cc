@@ -68,7 +68,7 @@ std::optional<ModelFormat> parse_model_format(const std::string& name) {
   return std::nullopt;
 }
 
-std::string WorkerModel::file_name() const {
+std::string model_file_name(ModelFormat format) {
   switch (format) {
     case ModelFormat::Onnx:
       return "model.onnx";

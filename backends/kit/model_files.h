@@ -32,6 +32,9 @@ enum class ModelFormat {
 // "onnx", "ir", "tvmscript"; parse_model_format: nullopt for another name.
 std::string model_format_name(ModelFormat f);
 std::optional<ModelFormat> parse_model_format(const std::string& name);
+// The file name a worker is given a model of format `f` under: "model.onnx", "program.ir" or
+// "program.py".
+std::string model_file_name(ModelFormat f);
 
 struct WorkerModel {
   ModelFormat format = ModelFormat::Onnx;
@@ -51,8 +54,7 @@ struct WorkerModel {
   // ONNX: the model as ONNX's type inference left it (the type of every value), which a
   // backend's table of kernels is checked against (backends/onnxruntime/ort_kernels.h).
   std::shared_ptr<const ::onnx::ModelProto> typed;
-  // The file name a worker is given it under: "model.onnx", "program.ir" or "program.py".
-  std::string file_name() const;
+  std::string file_name() const { return model_file_name(format); }
   // The dtype a program value of `t` crosses the boundary in (ONNX: bf16 as f32).
   DType edge_dtype(DType t) const { return format == ModelFormat::Onnx && t == DType::bf16 ? DType::f32 : t; }
 };

@@ -228,11 +228,10 @@ class ManifestCompiler final : public LevelCompiler {
     const auto report = m_.reproducer.find(kReportFile);
     if (report == m_.reproducer.end()) return;
     const Program p = r.failing.variant.specialized() ? fix_dims(r.reduced.program, binding) : r.reduced.program;
-    WorkerModel kind;
-    kind.format = m_.model_format;
-    std::map<std::string, std::string> values = template_values(p, r.reduced_failure, kind.file_name(), "");
+    std::map<std::string, std::string> values =
+        template_values(p, r.reduced_failure, model_file_name(m_.model_format), "");
     const std::map<std::string, std::string> around =
-        named ? dump_around(p, r.reduced_failure.variant.tested, binding, options, c.pass, dir)
+        named ? dump_around(p, r.reduced_failure.variant.tested, options.limits, c.pass, dir)
               : std::map<std::string, std::string>{};
     std::string modules;
     if (around.count("before")) {
@@ -247,9 +246,7 @@ class ManifestCompiler final : public LevelCompiler {
   }
 
   std::string reproducer_files() const override {
-    WorkerModel kind;
-    kind.format = m_.model_format;
-    std::vector<std::string> files = {fmt::format("`{}` is the model {} ran", kind.file_name(), m_.name),
+    std::vector<std::string> files = {fmt::format("`{}` is the model {} ran", model_file_name(m_.model_format), m_.name),
                                       "`expected.json` holds the failing inputs, the reference values and the allowance"};
     for (const auto& [name, path] : m_.reproducer) files.push_back(fmt::format("`{}` (from {})", name, path));
     return fmt::format("{}", fmt::join(files, "; "));
@@ -313,24 +310,22 @@ class ManifestCompiler final : public LevelCompiler {
 
   static constexpr const char* kReportFile = "report.md";
 
-  // Asks the worker to compile `v` once more, writing the program before and after the first
+  // Asks the worker to compile `v` once more (running no case), writing the program before and after the first
   // application of `pass` (the request's "dump_around"; the answer's "dumps" names the files it
   // wrote), and copies them into `dir`: {"before": name, "after": name}, either absent when the
   // worker does not dump (a worker may ignore the field) or the pass raised.
-  std::map<std::string, std::string> dump_around(const Program& p, const Variant& v, const sym::Env& binding,
-                                                 const oracle::CheckOptions& options, const std::string& pass,
-                                                 const std::string& dir) const {
+  std::map<std::string, std::string> dump_around(const Program& p, const Variant& v, const IsolationLimits& limits,
+                                                 const std::string& pass, const std::string& dir) const {
     std::lock_guard<std::mutex> lock(mutex_);
     std::map<std::string, std::string> out;
     if (!manifest_worker_missing(m_).empty()) return out;
     const PreparedModel& prepared = models_.prepare(p, m_.model_format);
     if (!prepared.unsupported.empty()) return out;
-    const Case c = oracle::make_case(p, binding, options.cases());
-    if (c.invalid()) return out;
-    nlohmann::json request = run_request(++requests_, prepared, p, {&c}, 1);
+    // A compile is what shows the pass at work: no case is run.
+    nlohmann::json request = run_request(++requests_, prepared, p, {}, 1);
     add_variant_fields(request, v);
     request["dump_around"] = pass;
-    const WorkerAnswer answer = worker().request(request.dump(), request_limits(options.limits, 1));
+    const WorkerAnswer answer = worker().request(request.dump(), request_limits(limits, 0));
     if (answer.status != WorkerAnswer::Status::Ok) return out;
     try {
       const nlohmann::json reply = nlohmann::json::parse(answer.line);

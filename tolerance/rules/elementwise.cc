@@ -172,9 +172,10 @@ void cast(RuleContext& c) {
       mark_integer_overflow(c, out, i, r);  // a narrowing integer cast keeps the low bits here
     } else {
       // A float past the integer's range saturates here; C, LLVM (fptosi/fptoui: poison) and ONNX
-      // leave it undefined (TVM answered 4294967295 for u32(-1.37)).
+      // leave it undefined (TVM answered 4294967295 for u32(-1.37)). Truncation is monotone: the
+      // interval's ends decide.
       if (to != DType::boolean) {
-        for (const double x : {r - e, r, r + e}) mark_integer_overflow(c, out, i, std::trunc(x));
+        for (const double x : {r - e, r + e}) mark_integer_overflow(c, out, i, std::trunc(x));
       }
       if (e <= 0) continue;
       // Truncation (or != 0 for bool) flips somewhere inside [r - e, r + e]?
