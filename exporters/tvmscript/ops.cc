@@ -3,11 +3,10 @@
 // out_dtype where Relax has it): the same "sum in acc, round once" our semantics define.
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include <functional>
 
 #include "compiler/ir/diagnostics.h"
+#include "compiler/ir/sym_simplify.h"
 #include "compiler/ops/op.h"
 #include "exporters/tvmscript/tvmscript.h"
 #include "exporters/tvmscript/emit.h"
@@ -343,23 +342,16 @@ void shape_op(Emitter& e, const Binding& b, const std::string& op) {
     e.line(fmt::format("{} = {}({}, {}, axis={}, mode=\"{}\")", y, op, x, arg(e, b, 1), a.get_int("axis"),
                        a.get_string("mode")));
   } else if (name == "slice_scatter") {
-    // R.slice_scatter takes begin <= end within the axis: a constant negative bound counts from
-    // the end, and a bound past the axis is clamped, as docs/ops.md's strided_slice rules say.
+    // R.slice_scatter takes 0 <= begin <= end <= the axis: the bounds normalized as docs/ops.md's
+    // strided_slice rules say (a constant negative one counts from the end, then clamped; step >= 1
+    // here), simplified over the dims' ranges as the op's shape rule simplifies them.
     const TensorType& t = b.args()[0].type();
     const int64_t rank = static_cast<int64_t>(t.rank());
     const int64_t axis = a.get_int("axis") < 0 ? a.get_int("axis") + rank : a.get_int("axis");
     const sym::Expr& d = t.shape.at(static_cast<size_t>(axis));
-    // The axis's largest length over the dims' ranges (shapes grow with their dims): a constant
-    // bound at or past it is the axis's end (a slice "to the end" written as 2^31 - 1).
-    sym::Env largest;
-    for (const DimVar& v : e.program().dims()) largest[v.name] = v.range.hi;
-    const int64_t longest = sym::eval(d, largest);
+    const sym::Ranges ranges = e.program().ranges();
     const auto bound = [&](const sym::Expr& v) {
-      sym::Expr out = v.is_const() && v.value() < 0 ? d + v : v;
-      if (out.is_const() && out.value() >= longest) return d;
-      if (out.is_const() && d.is_const()) return sym::Expr::constant(std::clamp<int64_t>(out.value(), 0, d.value()));
-      if (out.is_const() && out.value() < 0) return sym::Expr::constant(0);
-      return out;
+      return sym::simplify(v.is_const() && v.value() < 0 ? sym::max(d + v, 0) : sym::min(v, d), ranges);
     };
     e.line(fmt::format("{} = {}({}, {}, {}, {}, {}, axis={})", y, op, x, arg(e, b, 1), e.dim(bound(a.get_sym("begin"))),
                        e.dim(bound(a.get_sym("end"))), a.get_int("step"), axis));
