@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include <limits>
 #include <map>
 
 #include "compiler/faults/faults.h"
@@ -48,6 +49,23 @@ llvm::Type* Arith::shaped(llvm::Type* elem, const llvm::Value* like) {
 }
 
 llvm::Value* Arith::from_memory(llvm::Value* raw, DType t) {
+  if (is_float(t) && faults::enabled("subnormal-loads-flushed")) return flush_subnormal(from_memory_exact(raw, t), t);
+  return from_memory_exact(raw, t);
+}
+
+// Fault subnormal-loads-flushed: a subnormal of the memory dtype becomes a zero of its sign, as
+// loads under a denormals-are-zero setting read it.
+llvm::Value* Arith::flush_subnormal(llvm::Value* v, DType t) {
+  const double smallest_normal = t == DType::f64 ? std::numeric_limits<double>::min()
+                                 : t == DType::f32 ? std::numeric_limits<float>::min()
+                                 : t == DType::f16 ? 0x1p-14
+                                                   : std::numeric_limits<float>::min();
+  llvm::Value* tiny = b_.CreateFCmpOLT(call_intrinsic(llvm::Intrinsic::fabs, v), llvm::ConstantFP::get(v->getType(), smallest_normal));
+  llvm::Value* zero = b_.CreateFMul(v, llvm::ConstantFP::get(v->getType(), 0.0));  // keeps the sign
+  return b_.CreateSelect(tiny, zero, v);
+}
+
+llvm::Value* Arith::from_memory_exact(llvm::Value* raw, DType t) {
   switch (t) {
     case DType::f16: return b_.CreateFPExt(b_.CreateBitCast(raw, shaped(b_.getHalfTy(), raw)), shaped(b_.getFloatTy(), raw));
     case DType::bf16:
@@ -69,6 +87,19 @@ llvm::Value* Arith::to_memory(llvm::Value* v, DType t) {
   }
 }
 
+// Fault f16-vector-round-truncates: f32 registers rounded to f16 toward zero: the nearest f16,
+// stepped one ulp back toward zero where it lies farther from zero than the value (an overflow
+// to infinity becomes the largest finite; NaN compares false and is kept). Still as f32.
+llvm::Value* Arith::f16_toward_zero(llvm::Value* v) {
+  llvm::Value* nearest = b_.CreateFPTrunc(v, shaped(b_.getHalfTy(), v));
+  llvm::Value* back = b_.CreateFPExt(nearest, v->getType());
+  llvm::Value* away =
+      b_.CreateFCmpOGT(call_intrinsic(llvm::Intrinsic::fabs, back), call_intrinsic(llvm::Intrinsic::fabs, v));
+  llvm::Value* bits = b_.CreateBitCast(nearest, shaped(b_.getInt16Ty(), v));
+  llvm::Value* toward = b_.CreateSelect(away, b_.CreateSub(bits, splat_int(bits->getType(), 1)), bits);
+  return b_.CreateFPExt(b_.CreateBitCast(toward, shaped(b_.getHalfTy(), v)), v->getType());
+}
+
 // ------------------------------------------------------------------------------ rounding
 // f32 register value -> the nearest bf16 (ties to even), still as f32. NaN -> quiet NaN.
 llvm::Value* Arith::round_bf16(llvm::Value* v) {
@@ -84,6 +115,7 @@ llvm::Value* Arith::round_bf16(llvm::Value* v) {
 }
 
 llvm::Value* Arith::round_f16(llvm::Value* v) {
+  if (v->getType()->isVectorTy() && faults::enabled("f16-vector-round-truncates")) return f16_toward_zero(v);
   return b_.CreateFPExt(b_.CreateFPTrunc(v, shaped(b_.getHalfTy(), v)), v->getType());
 }
 
@@ -282,6 +314,9 @@ llvm::Value* Arith::call(const std::string& name, DType t, const std::vector<llv
                                                                     {"floor", llvm::Intrinsic::floor},
                                                                     {"ceil", llvm::Intrinsic::ceil},
                                                                     {"round", llvm::Intrinsic::rint}};
+  if (name == "round" && faults::enabled("round-ties-away-from-zero")) {
+    return round(call_intrinsic(llvm::Intrinsic::round, args[0]), t);
+  }
   if (const auto it = exact.find(name); it != exact.end()) return round(call_intrinsic(it->second, args[0]), t);
   return round(libm(name, args), t);
 }

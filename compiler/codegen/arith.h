@@ -38,6 +38,9 @@ class Arith {
   llvm::Value* call(const std::string& name, DType t, const std::vector<llvm::Value*>& args);
 
  private:
+  llvm::Value* from_memory_exact(llvm::Value* raw, DType t);
+  llvm::Value* flush_subnormal(llvm::Value* v, DType t);
+  llvm::Value* f16_toward_zero(llvm::Value* v);
   llvm::Value* round_bf16(llvm::Value* v);
   llvm::Value* round_f16(llvm::Value* v);
   llvm::Value* double_to_float_odd(llvm::Value* d);

@@ -13,5 +13,6 @@ std::vector<FaultInfo> lowering_faults();      // LegalizeOps and codegen
 std::vector<FaultInfo> graph_faults();         // graph passes
 std::vector<FaultInfo> schedule_faults();      // loop passes and schedule rules
 std::vector<FaultInfo> quantization_faults();  // q4 dequantization, fused dequantize-matmul, GEMV
+std::vector<FaultInfo> held_out_faults();      // any pass: the detection benchmark's held-out set
 
 }  // namespace difftest::faults

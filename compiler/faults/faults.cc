@@ -14,7 +14,7 @@ namespace {
 
 std::vector<FaultInfo> registry() {
   std::vector<FaultInfo> v;
-  for (auto part : {lowering_faults, graph_faults, schedule_faults, quantization_faults}) {
+  for (auto part : {lowering_faults, graph_faults, schedule_faults, quantization_faults, held_out_faults}) {
     for (auto& f : part()) v.push_back(std::move(f));
   }
   std::sort(v.begin(), v.end(), [](const FaultInfo& a, const FaultInfo& b) { return a.name < b.name; });

@@ -21,6 +21,9 @@ struct FaultInfo {
   std::string name;         // lowercase kebab-case
   std::string description;  // one line: what breaks, where, and the real bug class it models
   std::string pass;         // the pass (or "codegen") it lives in
+  // Written apart from the generator and never used to tune it: the detection benchmark
+  // reports these faults as its held-out set (docs/faults.md, "Tuning set and held-out set").
+  bool held_out = false;
 };
 
 // Every known fault, sorted by name.

@@ -196,7 +196,7 @@ std::optional<Value> attention(Chain& c, const Binding& b) {
   Value s = c.call("matmul", {qh, kh}, {{"transpose_b", true}}, "scores");
   s = c.call("mul", {s, c.scalar(scale, A, "scale")}, {}, "scaled");
   const double cap = at.get_float("softcap");
-  if (cap > 0) {
+  if (cap > 0 && !faults::enabled("decompose-softcap-dropped")) {
     const Value capv = c.scalar(cap, A, "softcap");
     s = c.call("mul", {c.call("tanh", {c.call("div", {s, capv}, {}, "capped")}), capv}, {}, "capped");
   }

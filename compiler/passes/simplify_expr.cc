@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <variant>
 
+#include "compiler/faults/faults.h"
 #include "compiler/ir/sym_prove.h"
 #include "compiler/ops/op.h"
 
@@ -222,7 +223,11 @@ const std::vector<Rule>& rules() {
          const std::vector<int64_t> a = permutation(*inner, rank);
          const std::vector<int64_t> o = permutation(b, rank);
          std::vector<int64_t> composed;
-         for (int64_t k : o) composed.push_back(a[static_cast<size_t>(k)]);
+         if (faults::enabled("simplify-permute-composed-backwards")) {
+           for (int64_t k : a) composed.push_back(o[static_cast<size_t>(k)]);
+         } else {
+           for (int64_t k : o) composed.push_back(a[static_cast<size_t>(k)]);
+         }
          if (is_identity(composed)) return Rewrite{x};
          const OpDef& op = op_named("permute_dims");
          return Rewrite{NewCall{&op, {x}, make_attrs(op, {{"axes", AttrValue(composed)}})}};

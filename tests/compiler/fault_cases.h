@@ -30,6 +30,7 @@ std::vector<FaultCase> lowering_fault_cases();
 std::vector<FaultCase> graph_fault_cases();
 std::vector<FaultCase> schedule_fault_cases();
 std::vector<FaultCase> quantization_fault_cases();
+std::vector<FaultCase> held_out_fault_cases();
 
 // Every case: the files above, in that order.
 const std::vector<FaultCase>& all_fault_cases();

@@ -138,7 +138,8 @@ std::vector<FaultCase> lowering_fault_cases() {
 const std::vector<FaultCase>& all_fault_cases() {
   static const std::vector<FaultCase> cases = [] {
     std::vector<FaultCase> v;
-    for (auto part : {lowering_fault_cases, graph_fault_cases, schedule_fault_cases, quantization_fault_cases}) {
+    for (auto part : {lowering_fault_cases, graph_fault_cases, schedule_fault_cases, quantization_fault_cases,
+                      held_out_fault_cases}) {
       for (auto& c : part()) v.push_back(c);
     }
     return v;

@@ -29,7 +29,7 @@ struct Admission {
     if (mask.defined()) ok = mask[i * kv_len + j];
     if (causal || window > 0) ok = ok && j <= p;
     if (window > 0) {
-      Expr in_window = j > p - window;
+      Expr in_window = j > (faults::enabled("window-start-ignores-offset") ? i : p) - window;
       if (sink > 0 && !faults::enabled("sliding-window-sink-ignored")) in_window = in_window || j < sink;
       ok = ok && in_window;
     }
@@ -91,7 +91,10 @@ class AttentionLowering {
   Expr zero() const { return loop::imm(0, s_.acc); }
 
   // The kv head query head h reads: consecutive query heads share one.
-  Expr kv_head(const Expr& h) const { return floordiv(h, floordiv(s_.hq, s_.hkv)); }
+  Expr kv_head(const Expr& h) const {
+    if (faults::enabled("gqa-kv-head-modulo")) return floormod(h, s_.hkv);
+    return floordiv(h, floordiv(s_.hq, s_.hkv));
+  }
 
   Expr scale() const {
     const double attr = c_.attrs().get_float("scale");

@@ -17,14 +17,36 @@ using loop::Expr;
 // The dtype a composite function is evaluated in.
 DType compute_type(DType t) { return (t == DType::f16 || t == DType::bf16) ? DType::f32 : t; }
 
+// Whether operand i's shape differs from the result's (it is broadcast).
+bool broadcast(const LowerContext& c, size_t i) {
+  return !(c.binding.args().at(i).type().shape == c.binding.result().type().shape);
+}
+
+// Fault broadcast-both-sides-flat-modulo: with two broadcast operands, each is read at the flat
+// result index modulo its size (the suffix-broadcast fast path applied where it does not hold).
+bool flat_modulo_broadcast(const LowerContext& c) {
+  return c.in.size() == 2 && broadcast(c, 0) && broadcast(c, 1) && faults::enabled("broadcast-both-sides-flat-modulo");
+}
+
+Expr element_count(const std::vector<Expr>& shape) {
+  Expr n = 1;
+  for (const auto& d : shape) n = n * d;
+  return n;
+}
+
 // Loads every operand at the broadcast position of the result index `idx`, stores
 // f(operands, idx).
 Lowering elementwise_at(
     std::function<Expr(const LowerContext&, const std::vector<Expr>&, const std::vector<Expr>& idx)> f) {
   return [f = std::move(f)](LowerContext& c) {
+    const bool modulo = flat_modulo_broadcast(c);
     return loop_nest(c, c.out_shape(), [&](const std::vector<Expr>& idx) {
       std::vector<Expr> args;
       for (size_t i = 0; i < c.in.size(); ++i) {
+        if (modulo) {
+          args.push_back(c.in[i][floormod(flat_index(idx, c.out_shape()), element_count(c.in_shape(i)))]);
+          continue;
+        }
         args.push_back(c.in[i][flat_index(broadcast_index(idx, c.in_shape(i)), c.in_shape(i))]);
       }
       return loop::Stmt::store(c.out[0], flat_index(idx, c.out_shape()), f(c, args, idx));
@@ -47,7 +69,14 @@ Lowering composite(Expr (*f)(const Expr&)) {
 }
 
 Lowering intrinsic(const std::string& name) {
-  return elementwise([name](const LowerContext&, const std::vector<Expr>& a) { return Expr::call(name, a); });
+  return elementwise([name](const LowerContext&, const std::vector<Expr>& a) {
+    if (name == "exp" && faults::enabled("exp-via-exp2-rounded-product")) {
+      // exp(x) = 2^(x log2 e), the product rounded in x's dtype: its rounding error times
+      // ln 2 is the result's relative error, about |x| ulps.
+      return Expr::call("pow", {loop::imm(2, a[0].dtype()), a[0] * loop::imm(M_LOG2E, a[0].dtype())});
+    }
+    return Expr::call(name, a);
+  });
 }
 
 Expr one(const Expr& x) { return loop::imm(1, x.dtype()); }

@@ -33,6 +33,13 @@ Stmt dot_into(LowerContext& c, DType acc, const Expr& k_extent, const Expr& out_
 
 Expr no_bias(const Expr& sum) { return sum; }
 
+// Fault matmul-rhs-batch-follows-lhs: `index` with leading zeros up to `rank` dims, so that the
+// left operand's batch index can be broadcast into a right operand of higher batch rank.
+std::vector<Expr> padded_front(std::vector<Expr> index, size_t rank) {
+  while (index.size() < rank) index.insert(index.begin(), Expr(0));
+  return index;
+}
+
 // y[..., i, j] = sum_k A[..., i, k] * B[..., k, j], with A and B the operands or their
 // transposes, and each operand's batch index the NumPy broadcast of the result's.
 Stmt matmul(LowerContext& c) {
@@ -46,7 +53,10 @@ Stmt matmul(LowerContext& c) {
     const std::vector<Expr> batch = leading(idx, 2);
     const Expr& i = idx[idx.size() - 2];
     const Expr& j = idx.back();
-    const std::vector<Expr> a_prefix = broadcast_index(batch, a_batch), b_prefix = broadcast_index(batch, b_batch);
+    const std::vector<Expr> a_prefix = broadcast_index(batch, a_batch);
+    const std::vector<Expr> b_prefix = faults::enabled("matmul-rhs-batch-follows-lhs")
+                                           ? broadcast_index(padded_front(a_prefix, b_batch.size()), b_batch)
+                                           : broadcast_index(batch, b_batch);
     const auto term = [&](const Expr& k) {
       const Expr a = c.in[0][flat_index(ta ? with_pair(a_prefix, k, i) : with_pair(a_prefix, i, k), a_shape)];
       const Expr b = c.in[1][flat_index(tb ? with_pair(b_prefix, j, k) : with_pair(b_prefix, k, j), b_shape)];

@@ -9,6 +9,7 @@
 // dtype for f32/f64. The result is rounded once from A to the output dtype.
 #include <cmath>
 
+#include "compiler/faults/faults.h"
 #include "compiler/passes/legalize/lowering.h"
 
 namespace difftest::passes {
@@ -58,7 +59,11 @@ Stmt for_each_channel_block(LowerContext& c, const std::vector<Expr>& shape, con
   return loop_nest(c, {shape[0], groups}, [&](const std::vector<Expr>& ng) {
     const Expr first_channel = ng[1] * per_group;
     const Expr n = ng[0];
-    const auto channel = [first_channel](const std::vector<Expr>& r) { return first_channel + r[0]; };
+    const bool strided = faults::enabled("group-norm-channels-strided");
+    const Expr group = ng[1];
+    const auto channel = [first_channel, strided, group, groups](const std::vector<Expr>& r) {
+      return strided ? r[0] * groups + group : first_channel + r[0];
+    };
     const auto at = [n, channels, spatial, channel](const std::vector<Expr>& r) {
       return (n * channels + channel(r)) * spatial + r[1];
     };
@@ -181,7 +186,10 @@ Stmt rms_norm(LowerContext& c) {
   return for_each_axis_row(c, c.in_shape(0), axis_attr(c), [&](const Row& row) {
     const auto square = [&](const std::vector<Expr>& r) { return ops.x(row, r) * ops.x(row, r); };
     return ops.sum(row, square, [&](const Expr& ss) {
-      return ops.let(ops.inv_std(ops.mean(ss, row), eps), [&](const Expr& inv) {
+      const Expr inv_rms = faults::enabled("rms-norm-eps-outside-sqrt")
+                               ? ops.imm(1) / (Expr::call("sqrt", {ops.mean(ss, row)}) + ops.imm(eps))
+                               : ops.inv_std(ops.mean(ss, row), eps);
+      return ops.let(inv_rms, [&](const Expr& inv) {
         return ops.store_each(row, [&](const std::vector<Expr>& r) { return ops.x(row, r) * inv * weight(row, r); });
       });
     });

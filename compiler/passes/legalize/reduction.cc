@@ -8,6 +8,7 @@
 // max/min/argmax/argmin are exact comparisons in the operand dtype.
 #include <cmath>
 
+#include "compiler/faults/faults.h"
 #include "compiler/passes/legalize/lowering.h"
 
 namespace difftest::passes {
@@ -150,7 +151,8 @@ Lowering arg_lowering(bool largest) {
           c, DType::i64, 0, red[0],
           [&](const Expr& best, const Expr& i) {
             const Expr x = at(i), current = at(best);
-            Expr better = largest ? x > current : x < current;
+            const bool ties_too = faults::enabled("argmax-ties-pick-last");
+            Expr better = largest ? (ties_too ? x >= current : x > current) : (ties_too ? x <= current : x < current);
             if (is_float(c.in_dtype(0))) better = current == current && (better || x != x);
             return loop::select(better, i, best);
           },

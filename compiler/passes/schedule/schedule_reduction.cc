@@ -39,6 +39,30 @@ class ShortenTail : public loop::Mutator {
   std::string var_;
 };
 
+// The dtype of the load under the fold's casts (the operand's own dtype).
+DType operand_dtype(Expr term) {
+  while (term.kind() == ExprKind::Cast) term = term.node().operands[0];
+  return term.dtype();
+}
+
+// Fault reduction-lane-partials-narrow: every value stored into the lanes' partial sums (`part`,
+// split_reduction_lanes) is rounded to the operand dtype first, though the buffer is as wide as
+// the declared accumulator: partial sums kept in half precision.
+class NarrowPartials : public loop::Mutator {
+ public:
+  NarrowPartials(std::string part, DType narrow) : part_(std::move(part)), narrow_(narrow) {}
+  using loop::Mutator::mutate;
+  Stmt mutate(const Stmt& s) override {
+    if (s.kind() != loop::StmtKind::Store || s.node().buffer.name() != part_) return mutate_children(s);
+    const Expr& v = s.node().value;
+    return Stmt::store(s.node().buffer, s.node().index, loop::cast(v.dtype(), loop::cast(narrow_, v)));
+  }
+
+ private:
+  std::string part_;
+  DType narrow_;
+};
+
 std::optional<Stmt> rewrite_reduction_nest(const Stmt& s, const target::Target& target) {
   const auto n = match_reduction(s);
   if (!n) return std::nullopt;
@@ -49,6 +73,11 @@ std::optional<Stmt> rewrite_reduction_nest(const Stmt& s, const target::Target& 
   auto split = split_reduction_lanes(*n, *fold, lanes);
   if (!split) return std::nullopt;
   if (faults::enabled("schedule-reduction-tail")) split = ShortenTail(n->k.node().name + "t").mutate(*split);
+  const DType narrow = operand_dtype(fold->term);
+  if (is_float(narrow) && dtype_bits(narrow) < dtype_bits(n->acc.dtype()) &&
+      faults::enabled("reduction-lane-partials-narrow")) {
+    split = NarrowPartials(n->acc.name() + "l", narrow).mutate(*split);
+  }
   std::vector<Stmt> loops = n->spatial;
   for (auto& l : loops) {
     if (!l.node().extent.is_int_imm(1)) {
