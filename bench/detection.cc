@@ -27,11 +27,11 @@ bool is_compiler_failure(const std::string& kind) {
   return k.has_value() && is_failure(*k);
 }
 
-std::string pass_of(const std::string& fault) {
+const faults::FaultInfo* info_of(const std::string& fault) {
   for (const auto& f : faults::all_faults()) {
-    if (f.name == fault) return f.pass;
+    if (f.name == fault) return &f;
   }
-  return "";
+  return nullptr;
 }
 
 // The first compiler failure the campaign journaled that the fault caused (the clean compiler
@@ -111,6 +111,7 @@ double FaultDetection::median_programs() const {
 nlohmann::json FaultDetection::to_json() const {
   nlohmann::json j{{"fault", fault},
                    {"pass", pass},
+                   {"set", held_out ? "held-out" : "tuning"},
                    {"detected", detected()},
                    {"campaigns", runs.size()},
                    {"median_seconds", median_seconds()},
@@ -124,7 +125,10 @@ FaultDetection detect_fault(const std::string& fault, const DetectionOptions& op
                             const std::function<void(const DetectionRun&)>& on_run) {
   FaultDetection out;
   out.fault = fault;
-  out.pass = pass_of(fault);
+  if (const faults::FaultInfo* info = info_of(fault)) {
+    out.pass = info->pass;
+    out.held_out = info->held_out;
+  }
   std::vector<std::string> on;
   if (!fault.empty()) on.push_back(fault);
   const faults::ScopedFaults scope(on);
@@ -171,13 +175,15 @@ FaultDetection detect_fault(const std::string& fault, const DetectionOptions& op
   return out;
 }
 
-std::string detection_markdown(const std::vector<FaultDetection>& faults, const FaultDetection& clean,
-                               const DetectionOptions& options) {
-  std::string s = fmt::format(
-      "Campaigns from seeds {} ({} jobs{}), each stopped at its first failure or after {:.0f} s; the first failure "
-      "reduced within {:.0f} s.\n\n",
-      fmt::join(options.start_seeds, ", "), options.jobs, options.probe.empty() ? "" : ", every value probed",
-      options.budget_seconds, options.reduce_seconds);
+namespace {
+
+// One set's table: a row per fault, then how many of the set were found at all.
+std::string detection_table(const std::vector<FaultDetection>& faults, bool held_out) {
+  int found = 0;
+  for (const auto& f : faults) found += f.detected() > 0;
+  std::string s = fmt::format("### {} ({} of {} faults detected at least once)\n\n",
+                              held_out ? "Held-out set: faults the generator was never tuned on" : "Tuning set", found,
+                              faults.size());
   s += "| fault | pass | detected | median s to first | median programs | kind | ops before → after | culprit "
        "named | reduce s | oracle calls |\n|---|---|---|---:|---:|---|---|---|---:|---:|\n";
   for (const auto& f : faults) {
@@ -204,6 +210,25 @@ std::string detection_markdown(const std::vector<FaultDetection>& faults, const 
                      f.runs.size(), ms < 0 ? "–" : fmt::format("{:.1f}", ms), mp < 0 ? "–" : fmt::format("{:.0f}", mp),
                      fmt::join(kinds, ", "), fmt::join(sizes, ", "), named, fmt::join(reduce_times, ", "),
                      fmt::join(calls, ", "));
+  }
+  return s + "\n";
+}
+
+}  // namespace
+
+std::string detection_markdown(const std::vector<FaultDetection>& faults, const FaultDetection& clean,
+                               const DetectionOptions& options) {
+  std::string s = fmt::format(
+      "Campaigns from seeds {} ({} jobs{}), each stopped at its first failure or after {:.0f} s; the first failure "
+      "reduced within {:.0f} s.\n\n",
+      fmt::join(options.start_seeds, ", "), options.jobs, options.probe.empty() ? "" : ", every value probed",
+      options.budget_seconds, options.reduce_seconds);
+  for (const bool held_out : {false, true}) {
+    std::vector<FaultDetection> set;
+    for (const auto& f : faults) {
+      if (f.held_out == held_out) set.push_back(f);
+    }
+    if (!set.empty()) s += detection_table(set, held_out);
   }
   int64_t programs = 0, alarms = 0;
   double seconds = 0;

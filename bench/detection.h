@@ -64,6 +64,7 @@ struct DetectionRun {
 struct FaultDetection {
   std::string fault;  // "" for the clean compiler
   std::string pass;   // where the fault lives
+  bool held_out = false;  // of the held-out set (faults::FaultInfo::held_out): reported apart
   std::vector<DetectionRun> runs;
   int detected() const;
   // Over the runs that detected it (-1 when none did).
@@ -78,7 +79,8 @@ struct FaultDetection {
 FaultDetection detect_fault(const std::string& fault, const DetectionOptions& options,
                             const std::function<void(const DetectionRun&)>& on_run = {});
 
-// The table: one row per fault, then the clean compiler's false alarms.
+// The tables: the tuning set's faults, then the held-out set's, one row per fault; then the clean
+// compiler's false alarms.
 std::string detection_markdown(const std::vector<FaultDetection>& faults, const FaultDetection& clean,
                                const DetectionOptions& options);
 nlohmann::json detection_json(const std::vector<FaultDetection>& faults, const FaultDetection& clean,

@@ -3,7 +3,7 @@
 // to first detection, the verdict kind, the reduced size and whether bisection named the
 // fault's pass; then the clean compiler over the same campaigns (false alarms). A measurement:
 // it prints a markdown table (and writes JSON), it asserts nothing.
-//   build/bench/detection_bench [--faults a,b] [--starts 0,100000,200000] [--budget 120]
+//   build/bench/detection_bench [--faults a,b | --set tuning|held-out|all] [--starts 0,100000,200000] [--budget 120]
 //                               [--jobs 2] [--reduce-time 120] [--no-reduce] [--no-clean] [--probe-all]
 //                               [--json FILE] [--keep DIR]
 #include <CLI/CLI.hpp>
@@ -20,10 +20,14 @@ int main(int argc, char** argv) {
   namespace oracle = difftest::oracle;
   oracle::DetectionOptions o;
   std::vector<std::string> names;
-  std::string json_path, keep;
+  std::string json_path, keep, set = "all";
   bool no_reduce = false, no_clean = false, probe_all = false;
   CLI::App app{"difftest detection benchmark"};
-  app.add_option("--faults", names, "faults to measure (default: the whole catalog)")->delimiter(',');
+  app.add_option("--faults", names, "faults to measure (default: every fault of --set)")->delimiter(',');
+  app.add_option("--set", set,
+                 "which faults when --faults is not given: the tuning set, the held-out set (faults the generator was "
+                 "never tuned on) or all")
+      ->check(CLI::IsMember({"tuning", "held-out", "all"}));
   app.add_option("--starts", o.start_seeds, "starting seeds of the campaigns")->delimiter(',');
   app.add_option("--budget", o.budget_seconds, "seconds per campaign");
   app.add_option("--jobs", o.jobs, "campaign workers");
@@ -38,7 +42,9 @@ int main(int argc, char** argv) {
   o.reduce = !no_reduce;
   o.probe.all = probe_all;
   if (names.empty()) {
-    for (const auto& f : difftest::faults::all_faults()) names.push_back(f.name);
+    for (const auto& f : difftest::faults::all_faults()) {
+      if (set == "all" || f.held_out == (set == "held-out")) names.push_back(f.name);
+    }
   }
   const auto dir = keep.empty() ? std::filesystem::temp_directory_path() / fmt::format("detection_bench.{}", ::getpid())
                                 : std::filesystem::path(keep);
