@@ -494,6 +494,11 @@ bool Builder::allowed(const std::string& op) const {
   return w == o_.weights.end() || w->second > 0;
 }
 
+std::nullopt_t Builder::dropped(const std::string& reason) const {
+  if (o_.drops) ++o_.drops->by_reason[reason];
+  return std::nullopt;
+}
+
 bool Builder::call(const std::string& name, std::vector<Value> args, const AttrList& attrs) {
   return apply(name, std::move(args), attrs).has_value();
 }
@@ -509,13 +514,13 @@ std::optional<Value> Builder::apply(const std::string& name, std::vector<Value> 
     for (const auto& v : args) in.push_back(v.type());
     types = infer_types(*op, in, a, ranges_);
   } catch (const UserError&) {
-    return std::nullopt;
+    return dropped(a.items().empty() && !attrs.empty() ? "attributes" : "types");
   }
   for (const auto& t : types) {
-    if (!small_enough(t)) return std::nullopt;
+    if (!small_enough(t)) return dropped("too-large");
   }
   for (const auto& v : args) {
-    if (!small_enough(v.type())) return std::nullopt;  // a fresh operand too large to feed
+    if (!small_enough(v.type())) return dropped("too-large");  // a fresh operand too large to feed
   }
   // Domains: an unclaimed parameter gets the right one from this very use (inputs.cc).
   auto unclaimed = [&](const Value& v) {
@@ -533,7 +538,7 @@ std::optional<Value> Builder::apply(const std::string& name, std::vector<Value> 
     for (auto& v : args) {
       if (!is_bool(v.type().dtype) && mag_.at(v.get()).abs > 1) v = squash(v);
     }
-    if (!fits(*op, a, args, types, mags)) return std::nullopt;
+    if (!fits(*op, a, args, types, mags)) return dropped("magnitude");
   }
   return emit(*op, std::move(args), std::move(a), std::move(types));
 }

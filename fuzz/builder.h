@@ -68,6 +68,8 @@ class Builder {
   bool call(const std::string& name, std::vector<Value> args, const AttrList& attrs);
   // As call(), with the result (nullopt when nothing was emitted), for a chain of calls.
   std::optional<Value> apply(const std::string& name, std::vector<Value> args, const AttrList& attrs);
+  // Counts a refused call under `reason` (GeneratorOptions::drops) and answers nothing.
+  std::nullopt_t dropped(const std::string& reason) const;
   Value scalar(DType dt, double value);       // a rank-0 constant of exactly `value`
   bool allowed(const std::string& op) const;  // not given weight 0 by the options
   // Emits a near twin of a random earlier call that has a boolean attribute: the same op and

@@ -87,7 +87,11 @@ Program generate_program(ChoiceSource& choices, const GeneratorOptions& options)
       continue;
     }
     const std::string& name = names[choices.weighted(weights)];
-    if ((*fuzz::recipes().find(name))(b, name)) ++made;
+    if ((*fuzz::recipes().find(name))(b, name)) {
+      ++made;
+    } else if (options.drops) {
+      ++options.drops->by_op[name];
+    }
   }
   // Drawn last, so that the program before them is the one the seed made without them.
   if (choices.chance(options.twin_percent, 100)) b.twin();

@@ -22,6 +22,13 @@
 
 namespace difftest {
 
+// The picks that made nothing, counted when GeneratorOptions::drops is set: by op (a recipe that
+// emitted no call) and by the builder's reason for refusing a call (`attributes`, `types`: the
+// op's own checks; `too-large`; `magnitude`: even squashed operands could overflow).
+struct GenerationDrops {
+  std::map<std::string, int64_t> by_op, by_reason;
+};
+
 struct GeneratorOptions {
   int min_ops = 1;  // random ops per program (guards and template ops come on top)
   int max_ops = 20;
@@ -59,6 +66,8 @@ struct GeneratorOptions {
   // the exporter has a form for it); empty: every program. A program it cannot take is drawn
   // again, as one outside `dtypes` is.
   std::function<bool(const Program&)> can_take;
+  // Not owned; when set, every pick that made nothing is counted there (a generation statistic).
+  GenerationDrops* drops = nullptr;
 };
 
 inline constexpr int kMaxDraws = 64;
