@@ -186,7 +186,7 @@ Value Builder::constant(TensorType t) {
     init.kind = ConstantInit::Kind::Literal;
     for (int64_t i = 0; i < count; ++i) {
       if (is_float(t.dtype)) {
-        init.float_values.push_back(static_cast<double>(c_.range(-8, 8)) / 2);
+        init.float_values.push_back(c_.chance(1, 4) ? special_value(t.dtype) : static_cast<double>(c_.range(-8, 8)) / 2);
       } else if (is_bool(t.dtype)) {
         init.int_values.push_back(c_.range(0, 1));
       } else {
@@ -197,13 +197,18 @@ Value Builder::constant(TensorType t) {
   } else if (is_float(t.dtype) && c_.chance(1, 2)) {
     init.kind = ConstantInit::Kind::Normal;
     init.p0 = 0;
-    init.p1 = c_.pick(std::vector<double>{1, 0.5, 0.02});
+    init.p1 = c_.pick(std::vector<double>{1, 0.5, 0.1, 0.02});
     init.seed = c_.below(1000);
   } else {
     init.kind = ConstantInit::Kind::Uniform;
     if (is_float(t.dtype)) {
-      init.p0 = c_.pick(std::vector<double>{-1, 0, 0.5});
-      init.p1 = init.p0 + c_.pick(std::vector<double>{1, 2, 0.25});
+      if (c_.chance(1, 5)) {  // a norm's gain: 1 give or take a tenth
+        init.p0 = 0.9;
+        init.p1 = 1.1;
+      } else {
+        init.p0 = c_.pick(std::vector<double>{-1, 0, 0.5});
+        init.p1 = init.p0 + c_.pick(std::vector<double>{1, 2, 0.25});
+      }
     } else {
       init.p0 = (is_bool(t.dtype) || is_unsigned_int(t.dtype)) ? 0 : c_.pick(std::vector<double>{0, -3});
       init.p1 = is_bool(t.dtype) ? 1 : init.p0 + c_.pick(std::vector<double>{1, 7});
@@ -211,6 +216,18 @@ Value Builder::constant(TensorType t) {
     init.seed = c_.below(1000);
   }
   return add_constant(std::move(t), std::move(init));
+}
+
+double Builder::special_value(DType t) {
+  const double subnormal = t == DType::f16 ? 0x1p-20 : t == DType::f64 ? 0x1p-1060 : 0x1p-135;
+  const double sign = c_.chance(1, 2) ? -1 : 1;
+  switch (c_.below(5)) {
+    case 0: return -0.0;
+    case 1: return sign * (static_cast<double>(c_.range(0, 7)) + 0.5);  // a rounding tie
+    case 2: return sign * std::ldexp(static_cast<double>(c_.range(8, 15)), static_cast<int>(c_.range(1, 6)));  // 16..960
+    case 3: return sign * std::ldexp(static_cast<double>(c_.range(8, 15)), -static_cast<int>(c_.range(8, 13)));  // tiny
+    default: return sign * subnormal * static_cast<double>(c_.range(1, 7));
+  }
 }
 
 Value Builder::add_constant(TensorType t, ConstantInit init) {
@@ -278,6 +295,52 @@ Value Builder::broadcast_partner(const std::vector<sym::Expr>& s, DType dt) {
     if (c_.chance(1, 3)) d = 1;
   }
   return fresh(TensorType{dt, b});
+}
+
+std::pair<Value, Value> Builder::outer_pair(const Value& a, DType dt) {
+  const auto& s = a.type().shape;
+  const int r = static_cast<int>(s.size());
+  if (r + 1 > o_.max_rank) return {a, broadcast_partner(s, dt)};
+  const int64_t k = c_.range(0, r);
+  Value expanded = emit_simple("expand_dims", {a}, {{"axis", k}});
+  std::vector<sym::Expr> b = expanded.type().shape;
+  b[static_cast<size_t>(k)] = dim();
+  std::vector<size_t> others;
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (static_cast<int64_t>(i) == k) continue;
+    others.push_back(i);
+    if (c_.chance(1, 2)) b[i] = 1;
+  }
+  if (!others.empty()) b[c_.pick(others)] = 1;
+  if (c_.chance(1, 3)) {
+    while (!b.empty() && b.front().is_const(1)) b.erase(b.begin());
+  }
+  return {expanded, fresh(TensorType{dt, b})};
+}
+
+std::vector<sym::Expr> Builder::batch_partner(const std::vector<sym::Expr>& batch) {
+  const size_t room = o_.max_rank > 2 ? static_cast<size_t>(o_.max_rank - 2) : 0;
+  if (batch.empty()) {
+    std::vector<sym::Expr> out;
+    const int64_t n = std::min<int64_t>(c_.range(1, 2), static_cast<int64_t>(room));
+    for (int64_t i = 0; i < n; ++i) out.push_back(dim());
+    return out;
+  }
+  std::vector<sym::Expr> out = batch;
+  switch (c_.below(4)) {
+    case 0: break;  // equal batches
+    case 1:
+      for (auto& d : out) {
+        if (c_.chance(1, 2)) d = 1;
+      }
+      out[c_.below(out.size())] = 1;
+      break;
+    case 2:
+      if (out.size() < room) out.insert(out.begin(), dim());
+      break;
+    default: out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(c_.below(out.size()))); break;
+  }
+  return out;
 }
 
 AttrValue Builder::acc_for_op(const std::string& op, DType t) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/ir.h"
@@ -61,6 +62,13 @@ class Builder {
   Value float_operand(int min_rank, int max_rank = 8);
   Value typed_operand(DType dt, int min_rank);
   Value broadcast_partner(const std::vector<sym::Expr>& s, DType dt);  // fresh, broadcasts against s
+  // Operands that both broadcast, as in `a[:, None] - b[None, :]`: `a` with a unit axis inserted
+  // (expand_dims) and a fresh partner that is real there and 1 on some of a's axes, sometimes of
+  // lower rank. Falls back to (a, broadcast_partner) when the rank would exceed max_rank.
+  std::pair<Value, Value> outer_pair(const Value& a, DType dt);
+  // Batch dims for a matmul's right operand against the left one's `batch`: equal, broadcast
+  // (some axes 1), with a leading axis the left lacks, or a suffix; fresh dims when it has none.
+  std::vector<sym::Expr> batch_partner(const std::vector<sym::Expr>& batch);
 
   // ---------------------------------------------------------------- emitting
   // Emits `name(args) {attrs}` if inference accepts it and the result can be kept finite;
@@ -93,6 +101,9 @@ class Builder {
   enum class Domain { Unclaimed, Positive, NonZero, Other };  // what reference/inputs.cc will draw
 
   Value add_constant(TensorType t, ConstantInit init);  // named, with its magnitude, in the program
+  // A literal of a value class the k/2 grid never holds: -0, a tie, a large or tiny magnitude, a
+  // subnormal of t.
+  double special_value(DType t);
   Value emit(const OpDef& op, std::vector<Value> args, Attrs attrs, std::vector<TensorType> types);
   Value emit_simple(const std::string& name, std::vector<Value> args, const AttrList& attrs);
   Value positive(const Value& v, double floor);   // v itself when provably >= floor, else |v| + floor

@@ -1,6 +1,8 @@
 // One recipe per op: operands and attributes that suit the op, drawn from the builder.
 #include "compiler/ir/sym_simplify.h"
 #include "compiler/ops/op.h"
+#include <tuple>
+
 #include "fuzz/builder.h"
 
 namespace difftest::fuzz {
@@ -42,7 +44,12 @@ bool binary_bool(Builder& g, const std::string& name) { return binary(g, name, D
 bool binary(Builder& g, const std::string& name, DType dt) {
   ChoiceSource& c = g.choices();
   Value a = g.typed_operand(dt, 0);
-  Value b = c.chance(1, 4) ? a : g.broadcast_partner(a.type().shape, dt);
+  Value b = a;
+  if (c.chance(1, 4)) {
+    std::tie(a, b) = g.outer_pair(a, dt);  // both operands broadcast: a[..., None, ...] op b
+  } else if (!c.chance(1, 3)) {
+    b = g.broadcast_partner(a.type().shape, dt);
+  }
   if (c.chance(1, 2)) std::swap(a, b);
   return g.call(name, {a, b}, {});
 }
@@ -56,6 +63,7 @@ bool where(Builder& g, const std::string& name) {
   Value cond = c.chance(1, 2) ? g.fresh(TensorType{DType::boolean, a.type().shape})
                                : g.broadcast_partner(a.type().shape, DType::boolean);
   Value b = g.broadcast_partner(a.type().shape, dt);
+  if (c.chance(1, 4)) std::tie(a, b) = g.outer_pair(a, dt);
   return g.call(name, {cond, a, b}, {});
 }
 
@@ -96,6 +104,10 @@ bool matmul(Builder& g, const std::string& name) {
   const sym::Expr k = ta ? s[s.size() - 2] : s.back();
   const sym::Expr n = g.dim();
   std::vector<sym::Expr> bs = tb ? std::vector<sym::Expr>{n, k} : std::vector<sym::Expr>{k, n};
+  if (c.chance(1, 2)) {
+    const std::vector<sym::Expr> batch = g.batch_partner({s.begin(), s.end() - 2});
+    bs.insert(bs.begin(), batch.begin(), batch.end());
+  }
   Value b = g.fresh(TensorType{a.type().dtype, bs});
   return g.call(name, {a, b}, {{"transpose_a", ta}, {"transpose_b", tb}, {"acc", g.acc_for(a.type().dtype)}});
 }
@@ -150,8 +162,24 @@ bool reshape(Builder& g, const std::string& name) {
                     [&] { return TensorType{g.numeric_dtype(), g.shape(g.rank(1))}; });
   const auto& s = x.type().shape;
   std::vector<sym::Expr> target;
-  const int choice = static_cast<int>(c.below(3));
-  if (choice == 0 || s.size() < 2) {
+  const int choice = static_cast<int>(c.below(4));
+  if (choice == 3 && s.size() >= 2) {
+    // Same rank, other shape: a factor 2 moved between two axes ([6, n] -> [3, 2 n]), or the
+    // dims reversed: reshapes a simplifier must not take for identities.
+    target = s;
+    const size_t to = c.below(s.size());
+    std::vector<size_t> from;  // constant even dims that can give a factor 2 to `to`
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (i != to && s[i].is_const() && s[i].value() % 2 == 0) from.push_back(i);
+    }
+    if (!from.empty()) {
+      const size_t f = c.pick(from);
+      target[f] = sym::Expr(s[f].value() / 2);
+      target[to] = sym::simplify(s[to] * 2, g.ranges());
+    } else {
+      std::reverse(target.begin(), target.end());
+    }
+  } else if (choice == 0 || choice == 3 || s.size() < 2) {
     target = {sym::Expr(-1)};
   } else if (choice == 1) {
     target.assign(s.begin(), s.end() - 2);
@@ -375,12 +403,14 @@ bool dequantize(Builder& g, const std::string& name) {
   const std::string f = format(c);
   const sym::Expr n = g.dim();
   const int64_t groups = c.range(1, 3);
+  // Half the calls name their result dtype (every float dtype the generator draws).
+  const AttrValue result = c.chance(1, 2) ? AttrValue(g.float_dtype()) : AttrValue(std::monostate{});
   if (f == "q4_0") {
     return g.call(name, {g.packed_words(TensorType{DType::u8, {n, 16 * groups}}), g.fresh(TensorType{DType::f16, {n, groups}})},
-                {{"format", f}, {"group", int64_t{32}}});
+                {{"format", f}, {"group", int64_t{32}}, {"dtype", result}});
   }
   const DType scale = f == "q4f16_1" ? DType::f16 : DType::f32;
-  AttrList attrs = {{"format", f}, {"group", int64_t{32}}};
+  AttrList attrs = {{"format", f}, {"group", int64_t{32}}, {"dtype", result}};
   if (c.chance(1, 3)) attrs.emplace_back("k", sym::Expr(32 * groups - 8));
   return g.call(name, {g.packed_words(TensorType{DType::u32, {n, 4 * groups}}), g.fresh(TensorType{scale, {n, groups}})}, attrs);
 }
@@ -391,15 +421,16 @@ bool conv(Builder& g, const std::string& name) {
   const int64_t groups = c.pick(std::vector<int64_t>{1, 1, 2});
   const int64_t cin = groups * c.range(1, 3), cout = groups * c.range(1, 3);
   const int64_t kernel = c.range(1, 3);
-  const int64_t stride = c.range(1, 2), padding = c.range(0, 1), dilation = c.range(1, 2);
+  const int64_t stride = c.range(1, 3), padding = c.range(0, 2), dilation = c.range(1, 3);
   AttrList attrs = {{"groups", groups}, {"acc", g.acc_for_op(name, dt)}};
   std::vector<Value> args;
   if (name == "conv2d") {
     args = {g.fresh(TensorType{dt, {c.range(1, 2), cin, g.dim(), g.dim()}}),
             g.fresh(TensorType{dt, {cout, cin / groups, kernel, kernel}})};
-    attrs.emplace_back("stride", std::vector<int64_t>{stride, stride});
-    attrs.emplace_back("padding", std::vector<int64_t>{padding, padding});
-    attrs.emplace_back("dilation", std::vector<int64_t>{dilation, 1});
+    // Each spatial axis its own stride and dilation (padding is symmetric per axis).
+    attrs.emplace_back("stride", std::vector<int64_t>{stride, c.range(1, 3)});
+    attrs.emplace_back("padding", std::vector<int64_t>{padding, c.range(0, 2)});
+    attrs.emplace_back("dilation", std::vector<int64_t>{dilation, c.range(1, 2)});
   } else if (name == "conv_transpose1d") {
     args = {g.fresh(TensorType{dt, {c.range(1, 2), cin, g.dim()}}), g.fresh(TensorType{dt, {cin, cout / groups, kernel}})};
     attrs.emplace_back("stride", stride);
