@@ -75,6 +75,8 @@ struct FuzzRequest {
   bool resume = false, reduce = false;
   double reduce_time = 300;
   std::vector<std::string> fail_on;  // "unchecked"
+  std::string coverage;  // --coverage FILE
+  int steer = 0;         // --steer K
 };
 int fuzz_command(const FuzzRequest& r, ProgressLine& progress, const Print& out);
 

@@ -73,6 +73,8 @@ int fuzz_command(const FuzzRequest& f, ProgressLine& progress, const Print& out)
   oracle::CampaignOptions o = campaign_options(f.check, f.seeds, "--time");
   o.out_dir = f.out;
   o.resume = f.resume;
+  o.coverage_path = f.coverage;
+  o.steer = f.steer;
   o.fail_on_unchecked = std::find(f.fail_on.begin(), f.fail_on.end(), "unchecked") != f.fail_on.end();
   const auto summary = oracle::run_campaign(o, [&](const oracle::CampaignStatus& s) {
     progress.update("fuzz: " + oracle::format_progress(s, o.time_limit));

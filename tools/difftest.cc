@@ -48,6 +48,11 @@ int main(int argc, char** argv) {
   fuzz->add_option("--out", ff.out, "directory for journal.jsonl, summary.json and failures/ (default difftest-fuzz)");
   fuzz->add_option("--shard", ff.seeds.shard, "i/N: only the seeds with seed % N == i");
   fuzz->add_flag("--resume", ff.resume, "continue the campaign journaled in --out");
+  fuzz->add_option("--coverage", ff.coverage, "write the coverage map of the programs journaled to FILE (JSON)");
+  fuzz->add_option("--steer", ff.steer,
+                   "check, of each K consecutive seeds, the program that adds the most coverage cells not yet covered "
+                   "(deterministic: --seed N still names one program)")
+      ->check(CLI::Range(2, 1024));
   fuzz->add_flag("--reduce", ff.reduce, "at the end, reduce every distinct failure into failures/*/reduced/");
   fuzz->add_option("--reduce-time", ff.reduce_time, "with --reduce: seconds for each failure (default 300)")
       ->check(positive_finite());

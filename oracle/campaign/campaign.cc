@@ -23,6 +23,7 @@
 #include "compiler/ir/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
+#include "oracle/campaign/coverage_map.h"
 #include "oracle/campaign/reproducer.h"
 #include "oracle/campaign/worker.h"
 #include "oracle/io/output_paths.h"
@@ -68,6 +69,8 @@ nlohmann::json campaign_identity(const CampaignOptions& o) {
                              {"template_percent", o.generator.template_percent}};
   // Only when probing, so that campaigns journaled before probes existed still resume.
   if (!o.probe.empty()) identity["probe"] = o.probe.str();
+  // Steering decides which seeds are checked: a campaign resumes only with the window it began with.
+  if (o.steer > 1) identity["steer"] = o.steer;
   // Schedules differ between targets, so a campaign resumes only on the target it began with.
   if (const std::string target = o.check.under_test().target(); !target.empty()) identity["target"] = target;
   return identity;
@@ -156,8 +159,31 @@ class Campaign {
   bool in_campaign(uint64_t seed) const { return o_.unbounded || seed <= o_.last_seed; }
 
   void skip_to_next_seed() {
+    if (o_.steer > 1) return steer_to_next_seed();
     while (in_campaign(next_) && (next_ % o_.shard.count != o_.shard.index || done_.count(next_))) ++next_;
   }
+
+  // The next window of `steer` seeds of this shard from next_, and its most novel program. The
+  // choice ignores the journal, so a resumed campaign makes every choice again as the first run
+  // made it, and only skips a chosen seed it has journaled already.
+  void steer_to_next_seed() {
+    for (;;) {
+      while (in_campaign(next_) && next_ % o_.shard.count != o_.shard.index) ++next_;
+      if (!in_campaign(next_)) return;
+      std::vector<uint64_t> window;
+      uint64_t s = next_;
+      for (; in_campaign(s) && window.size() < static_cast<size_t>(o_.steer); ++s) {
+        if (s % o_.shard.count == o_.shard.index) window.push_back(s);
+      }
+      window_end_ = s;
+      next_ = coverage_.steer(window, [&](uint64_t seed) { return campaign_program(seed, o_); });
+      if (!done_.count(next_)) return;
+      next_ = window_end_;
+    }
+  }
+
+  // The seed after the one handed out: past the steering window, or the next one.
+  uint64_t after(uint64_t seed) const { return o_.steer > 1 ? std::max(window_end_, seed + 1) : seed + 1; }
 
   void feed(Worker& w, std::chrono::steady_clock::time_point start) {
     const bool time_left = o_.time_limit <= 0 || seconds_since(start) < o_.time_limit;
@@ -168,7 +194,8 @@ class Campaign {
       return;
     }
     if (!write_all(w.to, fmt::format("{}\n", next_))) return;  // a dead worker shows as EOF next poll
-    w.seed = next_++;
+    w.seed = next_;
+    next_ = after(next_);
     skip_to_next_seed();
   }
 
@@ -267,6 +294,13 @@ class Campaign {
     const uint64_t seed = rec.seed;
     if (!done_.insert(seed).second) return nullptr;  // journaled twice (a resumed run's last seed)
     ++status_.done;
+    if (!o_.coverage_path.empty()) {
+      coverage_.add(campaign_program(seed, o_), status_.elapsed);
+      if (status_.elapsed - coverage_written_ > 30) {
+        write_coverage();
+        coverage_written_ = status_.elapsed;
+      }
+    }
     if (!rec.harness_error && std::isfinite(rec.worst_excess)) excesses_.emplace_back(rec.worst_excess, seed);
     const std::string kind = rec.verdict_name();
     ++status_.counts[kind];
@@ -349,8 +383,17 @@ class Campaign {
     for (auto& [sig, f] : failures_) s.failures.push_back(f);
     std::sort(s.failures.begin(), s.failures.end(),
               [](const FailureClass& a, const FailureClass& b) { return a.first_seed < b.first_seed; });
+    s.coverage_cells = coverage_.cells();
+    write_coverage();
     write_file_atomic((fs::path(o_.out_dir) / "summary.json").string(), s.to_json().dump(2) + "\n");
     return s;
+  }
+
+  void write_coverage() {
+    if (o_.coverage_path.empty()) return;
+    nlohmann::json j = coverage_.to_json();
+    j["steer"] = o_.steer;
+    write_file_atomic(o_.coverage_path, j.dump(1) + "\n");
   }
 
   const CampaignOptions& o_;
@@ -366,6 +409,9 @@ class Campaign {
   int64_t checked_ = 0;
   bool found_failure_ = false;  // this run journaled a failure (with faults, an attributable one)
   std::vector<std::string> journal_notes_;
+  CoverageMap coverage_;
+  uint64_t window_end_ = 0;  // with steering: the first seed past the current window
+  double coverage_written_ = 0;
 };
 
 }  // namespace

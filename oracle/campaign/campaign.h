@@ -61,6 +61,11 @@ struct CampaignOptions {
   // `--fail-on unchecked`: a program with an output too little compared (VerdictKind::Unchecked)
   // is journaled with a signature and saved like a failure, and fails the campaign.
   bool fail_on_unchecked = false;
+  // Coverage (coverage_map.h): steer > 1 checks, of each window of `steer` consecutive seeds, the
+  // one that adds the most cells not yet handed out; coverage_path, when set, receives the
+  // coverage map of the programs journaled (as JSON, rewritten as the campaign goes).
+  int steer = 0;
+  std::string coverage_path;
   // Whether `v` counts against the compiler in this campaign: a finding, or unchecked when
   // fail_on_unchecked.
   bool counts_against(const VariantVerdict& v) const;
@@ -116,6 +121,7 @@ struct CampaignSummary {
   int64_t checked = 0;                 // programs checked in this run
   // What reading the journal back found wrong (a corrupt line skipped, a torn last line dropped).
   std::vector<std::string> journal_notes;
+  size_t coverage_cells = 0;  // distinct cells of the programs journaled (with a coverage map)
   // A failure signature (a compiler failure, a harness error, unchecked with fail_on_unchecked),
   // or every program unsupported: the compiler under test took none of them.
   bool found_failure() const;

@@ -45,6 +45,7 @@ nlohmann::json CampaignSummary::to_json() const {
                       {"times_ms", times.to_json()},
                       {"abandoned_at_time_limit", status.abandoned},
                       {"refuted_timeouts", status.refuted_timeouts}};
+  if (coverage_cells > 0) j["coverage_cells"] = coverage_cells;
   if (excess.programs > 0) {
     j["worst_excess"] = {{"programs", excess.programs},
                          {"median", excess.median},
@@ -110,6 +111,7 @@ std::string format_summary(const CampaignSummary& s) {
   out += "\n";
   for (const auto& [kind, n] : s.status.counts) out += fmt::format("  {:<16}{:>8}\n", kind, n);
   out += format_checked_share(s.status);
+  if (s.coverage_cells > 0) out += fmt::format("  coverage: {} distinct cells (op x dtype x attribute class x shape class)\n", s.coverage_cells);
   if (s.nothing_supported()) {
     out += "  every program was unsupported by the compiler under test: nothing was checked (a failure)\n";
   }

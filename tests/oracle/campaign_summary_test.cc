@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
+#include "compiler/ir/diagnostics.h"
 #include "oracle/campaign/campaign.h"
 #include "tests/support/builtin.h"
 
@@ -144,6 +146,66 @@ TEST(CampaignOptions, CountsUncheckedAgainstTheCompilerOnlyWhenAsked) {
   v.kind = VerdictKind::Mismatch;
   o.fail_on_unchecked = false;
   EXPECT_TRUE(o.counts_against(v));
+}
+
+}  // namespace
+}  // namespace difftest::oracle
+
+namespace difftest::oracle {
+namespace {
+
+std::set<uint64_t> journaled_seeds(const fs::path& dir) {
+  std::set<uint64_t> seeds;
+  std::ifstream in(dir / "journal.jsonl");
+  for (std::string line; std::getline(in, line);) seeds.insert(nlohmann::json::parse(line).at("seed").get<uint64_t>());
+  return seeds;
+}
+
+// Steering checks one seed of each window of K, decided before anything is checked: the same
+// seeds with one job or two, and after a resume; the coverage map counts what was journaled.
+TEST(CampaignSteering, OneSeedPerWindowTheSameWithAnyJobsAndAfterAResume) {
+  const fs::path base = fs::temp_directory_path() / ("difftest_steer." + std::to_string(::getpid()));
+  fs::remove_all(base);
+  CampaignOptions two = small_campaign(base / "two", 15);
+  two.steer = 4;
+  two.coverage_path = (base / "two.json").string();
+  run_campaign(two);
+  const std::set<uint64_t> seeds = journaled_seeds(base / "two");
+  ASSERT_EQ(seeds.size(), 4u);
+  for (uint64_t w = 0; w < 4; ++w) {
+    EXPECT_EQ(std::count_if(seeds.begin(), seeds.end(), [&](uint64_t s) { return s / 4 == w; }), 1) << "window " << w;
+  }
+  CampaignOptions one = small_campaign(base / "one", 7);
+  one.jobs = 1;
+  one.steer = 4;
+  run_campaign(one);
+  CampaignOptions rest = small_campaign(base / "one", 15);
+  rest.jobs = 1;
+  rest.steer = 4;
+  rest.resume = true;
+  run_campaign(rest);
+  EXPECT_EQ(journaled_seeds(base / "one"), seeds);
+  std::ifstream in(base / "two.json");
+  const nlohmann::json map = nlohmann::json::parse(in);
+  EXPECT_EQ(map.at("programs"), 4);
+  EXPECT_EQ(map.at("steer"), 4);
+  EXPECT_GT(map.at("distinct_cells").get<int64_t>(), 10);
+  EXPECT_EQ(map.at("cells").size(), map.at("distinct_cells").get<size_t>());
+  fs::remove_all(base);
+}
+
+// Resuming with another window is refused: the campaign would check other seeds.
+TEST(CampaignSteering, ResumeWithAnotherWindowIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / ("difftest_steer_resume." + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  CampaignOptions first = small_campaign(dir, 3);
+  first.steer = 2;
+  run_campaign(first);
+  CampaignOptions other = small_campaign(dir, 7);
+  other.steer = 4;
+  other.resume = true;
+  EXPECT_THROW(run_campaign(other), UserError);
+  fs::remove_all(dir);
 }
 
 }  // namespace
