@@ -243,10 +243,12 @@ std::string detection_markdown(const std::vector<FaultDetection>& faults, const 
   }
   std::vector<std::string> kinds;
   for (const auto& [kind, n] : by_kind) kinds.push_back(fmt::format("{} {}", kind, n));
+  s += "\nA fault counts as detected only by a failure attributable to it: the same program, variant and "
+       "binding pass with the fault off.\n";
+  if (clean.runs.empty()) return s + "\nThe clean compiler's campaigns were not run (--no-clean).\n";
   s += fmt::format(
-      "\nA fault counts as detected only by a failure attributable to it: the same program, variant and "
-      "binding pass with the fault off.\n\nClean compiler, the same campaigns run to their budget: {} "
-      "programs in {:.0f} s, {} false alarms (every verdict other than ok){}.\n",
+      "\nClean compiler, the same campaigns run to their budget: {} programs in {:.0f} s, {} false alarms (every "
+      "verdict other than ok){}.\n",
       programs, seconds, alarms, kinds.empty() ? "" : fmt::format(": {}", fmt::join(kinds, ", ")));
   return s;
 }
