@@ -117,6 +117,7 @@ class BuiltinCompiler final : public CompilerUnderTest {
     CompiledRuns out;
     out.compile_ms = oracle::ms_since(t0);
     out.kernels = exe.module().funcs.size();
+    for (const auto& pass : lowered.changed) out.exercised.push_back("pass:" + pass);
     for (const Case* c : cases) {
       progress.stage(oracle::encode_stage(Stage::run(c->env)));
       t0 = std::chrono::steady_clock::now();

@@ -91,8 +91,25 @@ namespace {
 
 }  // namespace
 
+namespace {
+
+// Whether a loop pass changed the module: a function body rebuilt (Mutators and rules hand back
+// the statement they were given when nothing in it changed), or other functions, calls or plan.
+bool rebuilt(const loop::Module& before, const loop::Module& after) {
+  if (before.funcs.size() != after.funcs.size() || before.calls.size() != after.calls.size() ||
+      before.storage != after.storage) {
+    return true;
+  }
+  for (size_t i = 0; i < before.funcs.size(); ++i) {
+    if (!before.funcs[i].body.same_as(after.funcs[i].body) || before.funcs[i].name != after.funcs[i].name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Lowered run_passes(const Program& p, const std::vector<std::string>& passes, const RunOptions& options) {
-  Lowered out{p, {}, 0};
+  Lowered out{p, {}, 0, {}};
   bool lowered = false;
   bool graph_verified = false;  // out.graph has passed the verifier
   for (const auto& name : passes) {
@@ -122,6 +139,7 @@ Lowered run_passes(const Program& p, const std::vector<std::string>& passes, con
         if (options.verify_each && (changed || !graph_verified)) verify(next);
         graph_verified = options.verify_each;
         out.graph = std::move(next);
+        if (changed) out.changed.push_back(name);
         if (changed && options.print_after) options.print_after(name, print(out.graph));
         break;
       }
@@ -129,6 +147,7 @@ Lowered run_passes(const Program& p, const std::vector<std::string>& passes, con
         out.module = pass.lower(out.graph);
         out.module.target = options.target ? options.target : &target::default_target();
         lowered = true;
+        out.changed.push_back(name);
         if (options.verify_each) loop::verify(out.module);
         if (options.print_after) options.print_after(name, loop::print(out.module));
         break;
@@ -137,7 +156,9 @@ Lowered run_passes(const Program& p, const std::vector<std::string>& passes, con
           if (std::string why = pass.loop_precondition(out.module); !why.empty()) refuse(name, why);
         }
         const std::string before = options.print_after ? loop::print(out.module) : std::string();
+        const loop::Module given = out.module;
         out.module = pass.loop(out.module);
+        if (rebuilt(given, out.module)) out.changed.push_back(name);
         if (options.verify_each) loop::verify(out.module);
         if (options.print_after) {
           std::string after = loop::print(out.module);

@@ -81,6 +81,10 @@ struct Lowered {
   Program graph;        // after the graph passes
   loop::Module module;  // after lowering and the loop passes
   int applied = 0;      // pass applications reached (run or skipped)
+  // The passes whose application changed the IR, in order (a pass applied twice may appear
+  // twice): a graph pass that returned a new program, a loop pass that rebuilt a function or
+  // changed the calls (passes hand back what they did not change), and LegalizeOps.
+  std::vector<std::string> changed;
 };
 
 // Runs `passes` in order. The list must contain LegalizeOps exactly once, after every graph

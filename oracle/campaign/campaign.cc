@@ -295,7 +295,7 @@ class Campaign {
     if (!done_.insert(seed).second) return nullptr;  // journaled twice (a resumed run's last seed)
     ++status_.done;
     if (!o_.coverage_path.empty()) {
-      coverage_.add(campaign_program(seed, o_), status_.elapsed);
+      coverage_.add(campaign_program(seed, o_), rec.exercised, status_.elapsed);
       if (status_.elapsed - coverage_written_ > 30) {
         write_coverage();
         coverage_written_ = status_.elapsed;

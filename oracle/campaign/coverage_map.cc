@@ -15,9 +15,10 @@ std::vector<std::string> program_cells(const Program& p) {
 
 }  // namespace
 
-void CoverageMap::add(const Program& p, double seconds) {
+void CoverageMap::add(const Program& p, const std::vector<std::string>& exercised, double seconds) {
   const size_t before = counts_.cells.size();
   counts_.add_program(p);
+  for (const auto& e : exercised) ++exercised_[e];
   if (counts_.cells.size() != before || growth_.empty()) growth_.push_back({counts_.programs, seconds, counts_.cells.size()});
 }
 
@@ -55,7 +56,8 @@ nlohmann::json CoverageMap::to_json() const {
           {"attribute_classes", counts_.attribute_classes},
           {"shape_classes", counts_.shape_classes},
           {"constant_values", counts_.constant_values},
-          {"result_dtypes", counts_.result_dtypes}};
+          {"result_dtypes", counts_.result_dtypes},
+          {"exercised", exercised_}};
 }
 
 }  // namespace difftest::oracle

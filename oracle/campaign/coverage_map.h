@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -26,8 +27,9 @@ namespace difftest::oracle {
 
 class CoverageMap {
  public:
-  // A journaled program: counted, and a point of the growth curve when its cells are new.
-  void add(const Program& p, double seconds);
+  // A journaled program and what its compiles exercised (SeedRecord::exercised): counted, and a
+  // point of the growth curve when its cells are new.
+  void add(const Program& p, const std::vector<std::string>& exercised, double seconds);
 
   // Of `candidates` (their programs from `program_of`), the one whose cells add the most to those
   // handed out so far; its cells then count as handed out.
@@ -39,6 +41,7 @@ class CoverageMap {
 
  private:
   coverage::Counts counts_;
+  std::map<std::string, int64_t> exercised_;  // item -> programs whose compiles exercised it
   std::set<std::string> handed_out_;
   struct Point {
     int64_t programs;

@@ -13,6 +13,7 @@ nlohmann::json SeedRecord::to_json() const {
   nlohmann::json j = {{"seed", seed}, {"verdict", verdict_name()}};
   if (hash) j["hash"] = fmt::format("{:016x}", *hash);
   if (times) j["times"] = times->to_json();
+  if (!exercised.empty()) j["exercised"] = exercised;
   if (!harness_error) {
     j["worst_ratio"] = worst_ratio;
     j["worst_excess"] = worst_excess;
@@ -52,6 +53,7 @@ SeedRecord SeedRecord::from_json(const nlohmann::json& j, const std::string& whe
     }
     if (j.contains("hash")) r.hash = std::stoull(j["hash"].get<std::string>(), nullptr, 16);
     if (j.contains("times")) r.times = StageTimes::from_json(j["times"]);
+    if (j.contains("exercised")) r.exercised = j["exercised"].get<std::vector<std::string>>();
     r.worst_ratio = json_number(j, "worst_ratio");
     r.worst_excess = json_number(j, "worst_excess");
     r.elements = j.value("elements", int64_t{0});

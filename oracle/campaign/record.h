@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "oracle/check/verdict.h"
 
@@ -20,6 +21,7 @@ struct SeedRecord {
   VerdictKind kind = VerdictKind::Ok;  // the verdict's overall kind
   std::optional<uint64_t> hash;        // program_hash
   std::optional<StageTimes> times;
+  std::vector<std::string> exercised;  // what its compiles exercised (Verdict::exercised), sorted
   double worst_ratio = 0, worst_excess = 0;  // over every variant and binding
   // Output elements compared with the reference by either tier, and in all, summed over every
   // variant and binding (VariantVerdict::elements_checked, elements).

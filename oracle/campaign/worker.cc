@@ -67,6 +67,7 @@ SeedRecord check_seed(uint64_t seed, const CampaignOptions& o) {
     rec.hash = v.hash;
     rec.kind = v.overall();
     rec.times = v.times;
+    rec.exercised.assign(v.exercised.begin(), v.exercised.end());
     for (const auto& var : v.variants) {
       rec.worst_ratio = std::max(rec.worst_ratio, var.worst_ratio);
       rec.worst_excess = std::max(rec.worst_excess, var.worst_excess);

@@ -297,6 +297,7 @@ std::optional<VariantRun> run_variant(const Program& p, const VariantJob& job, c
   }
   DT_CHECK(compiled_runs.runs.size() == cases.size(), "a compile returned another number of runs than it had cases");
   verdict.times.compile += compiled_runs.compile_ms;
+  verdict.exercised.insert(compiled_runs.exercised.begin(), compiled_runs.exercised.end());
   verdict.times.compile_by_variant[variant.kind == VariantKind::RandomOrder ? "orders"
                                    : variant.kind == VariantKind::Custom    ? "custom"
                                                                          : variant.label] += compiled_runs.compile_ms;

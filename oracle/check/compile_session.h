@@ -21,6 +21,9 @@ struct CompiledRuns {
   // Not empty: the compiler has no implementation of something the program needs (an external
   // compiler without a kernel for a dtype): an `unsupported` verdict, not a finding. No runs.
   std::string unsupported;
+  // What the compile exercised, for coverage maps (`pass:FoldConstant`: a pass that changed the
+  // program); empty when the compiler does not say.
+  std::vector<std::string> exercised;
   struct Run {
     double run_ms = 0;
     std::vector<Tensor> outputs;

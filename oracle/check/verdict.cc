@@ -198,6 +198,7 @@ nlohmann::json Verdict::to_json() const {
   nlohmann::json j = {{"program", program}, {"hash", fmt::format("{:016x}", hash)}, {"verdict", verdict_kind_name(overall())},
                       {"faults", faults}, {"times", times.to_json()}};
   if (!target.empty()) j["target"] = target;
+  if (!exercised.empty()) j["exercised"] = exercised;
   j["variants"] = nlohmann::json::array();
   for (const auto& v : variants) j["variants"].push_back(v.to_json());
   if (cancelled) j["cancelled"] = true;
@@ -275,6 +276,7 @@ Verdict Verdict::from_json(const nlohmann::json& j, const std::string& where, co
     if (j.contains("faults")) v.faults = j["faults"].get<std::vector<std::string>>();
     v.target = j.value("target", std::string());
     if (j.contains("times")) v.times = StageTimes::from_json(j["times"]);
+    if (j.contains("exercised")) v.exercised = j["exercised"].get<std::set<std::string>>();
     v.cancelled = j.value("cancelled", false);
   } catch (const std::exception& e) {
     throw malformed(where, "a recorded verdict", fmt::format("has a field of the wrong kind: {}", e.what()));

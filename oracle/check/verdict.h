@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,8 @@ struct Verdict {
   std::vector<std::string> faults;  // injected faults, recorded for reproducers
   std::string target;               // CompilerUnderTest::target(), recorded for reproducers
   StageTimes times;
+  // What the compiles of every variant exercised (CompiledRuns::exercised), for coverage maps.
+  std::set<std::string> exercised;
   // The caller's deadline stopped the check: `variants` is incomplete and says nothing final
   // about the program.
   bool cancelled = false;

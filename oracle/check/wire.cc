@@ -37,13 +37,16 @@ std::string take_text(const std::string& s, size_t& at) {
 
 }  // namespace
 
-// Layout: compile_ms (f64), kernels (u64), unsupported (text), the run count (u32), then per
-// run: run_ms (f64), nondeterminism (text), the byte length of its tensors (u64), its tensors.
+// Layout: compile_ms (f64), kernels (u64), unsupported (text), the exercised count (u32) and
+// texts, the run count (u32), then per run: run_ms (f64), nondeterminism (text), the byte length
+// of its tensors (u64), its tensors.
 std::string encode_compiled_runs(const CompiledRuns& runs) {
   std::string s;
   put<double>(s, runs.compile_ms);
   put<uint64_t>(s, runs.kernels);
   put_text(s, runs.unsupported);
+  put<uint32_t>(s, static_cast<uint32_t>(runs.exercised.size()));
+  for (const auto& e : runs.exercised) put_text(s, e);
   put<uint32_t>(s, static_cast<uint32_t>(runs.runs.size()));
   for (const auto& run : runs.runs) {
     put<double>(s, run.run_ms);
@@ -61,6 +64,8 @@ CompiledRuns decode_compiled_runs(const std::string& bytes) {
   runs.compile_ms = take<double>(bytes, at);
   runs.kernels = take<uint64_t>(bytes, at);
   runs.unsupported = take_text(bytes, at);
+  const auto exercised = take<uint32_t>(bytes, at);
+  for (uint32_t i = 0; i < exercised; ++i) runs.exercised.push_back(take_text(bytes, at));
   const auto count = take<uint32_t>(bytes, at);
   for (uint32_t i = 0; i < count; ++i) {
     CompiledRuns::Run run;

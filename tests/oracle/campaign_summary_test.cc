@@ -191,6 +191,8 @@ TEST(CampaignSteering, OneSeedPerWindowTheSameWithAnyJobsAndAfterAResume) {
   EXPECT_EQ(map.at("steer"), 4);
   EXPECT_GT(map.at("distinct_cells").get<int64_t>(), 10);
   EXPECT_EQ(map.at("cells").size(), map.at("distinct_cells").get<size_t>());
+  // Every program was lowered (the campaign checks O0 only): its compiles exercised LegalizeOps.
+  EXPECT_EQ(map.at("exercised").at("pass:LegalizeOps"), 4);
   fs::remove_all(base);
 }
 

@@ -89,7 +89,8 @@ TEST(Records, StagesHaveANameForSignaturesAndADescriptionForPeople) {
 // record can have: read and written again, byte for byte.
 TEST(Records, AJournalRecordReadsAndWritesBackByteForByte) {
   const std::string line =
-      R"({"attributable":true,"detail":{"faults":["mul-drops-tail"],"hash":"00c0ffee00c0ffee","program":"g7",)"
+      R"({"attributable":true,"detail":{"exercised":["pass:LegalizeOps","pass:LoopSimplify"],)"
+      R"("faults":["mul-drops-tail"],"hash":"00c0ffee00c0ffee","program":"g7",)"
       R"("seed":7,"times":{"compare_ms":0.5,"compile_ms":120.25,"generate_ms":0.125,"reference_ms":3.0,)"
       R"("run_ms":1.5},"variants":[{"binding":{"n":2},"compile_ms":60.0,"cpu_ms":75.5,"index":[1,3],)"
       R"("kind":"mismatch","message":"1 of 8 elements of %y outside their bounds","pipeline":"O0","run_ms":0.5,)"
@@ -105,7 +106,7 @@ TEST(Records, AJournalRecordReadsAndWritesBackByteForByte) {
       R"("message":"not finite","pipeline":"reference","run_ms":0.0,"stage":"reference"},)"
       R"({"against":"O0","binding":{"n":2},"compile_ms":0.0,"kind":"ok","message":"","pipeline":"O0~O3-specialized",)"
       R"("run_ms":0.0,"specialized":true,"stage":"compare","worst_excess":0.0,"worst_ratio":0.5}],"verdict":"mismatch"},)"
-      R"("elements":8,"elements_checked":7,)"
+      R"("elements":8,"elements_checked":7,"exercised":["pass:LegalizeOps","pass:LoopSimplify"],)"
       R"("hash":"00c0ffee00c0ffee","refuted_timeouts":1,"seed":7,"signature":"mismatch|O0|compare|output of mul",)"
       R"("times":{"compare_ms":0.5,"compile_ms":120.25,"generate_ms":0.125,"reference_ms":3.0,"run_ms":1.5},)"
       R"("verdict":"mismatch","worst_excess":12.5,"worst_ratio":3.25})";
@@ -121,6 +122,8 @@ TEST(Records, AJournalRecordReadsAndWritesBackByteForByte) {
   EXPECT_EQ(rec.detail->variants[1].tries[1].stage, Stage::run({{"n", 2}}));
   EXPECT_EQ(rec.detail->variants[2].variant.tested.kind, VariantKind::Reference);
   EXPECT_TRUE(rec.detail->variants[3].variant.specialized());
+  EXPECT_EQ(rec.exercised, (std::vector<std::string>{"pass:LegalizeOps", "pass:LoopSimplify"}));
+  EXPECT_EQ(rec.detail->exercised.count("pass:LoopSimplify"), 1u);
   EXPECT_EQ(rec.to_json().dump(), j.dump());
 
   const std::string harness =

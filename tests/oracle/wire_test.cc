@@ -37,8 +37,10 @@ TEST(Wire, ACompilesRunsSurviveARoundTrip) {
     for (int64_t k = 0; k < 4; ++k) t.set(k, static_cast<double>(i * 10 + k));
     runs.runs.push_back({0.25 * (i + 1), {t, Tensor(DType::i32, {3})}, ""});
   }
+  runs.exercised = {"pass:FuseOps", "pass:LegalizeOps"};
   const std::string s = encode_compiled_runs(runs);
   const CompiledRuns back = decode_compiled_runs(s);
+  EXPECT_EQ(back.exercised, runs.exercised);
   EXPECT_EQ(back.compile_ms, 12.5);
   EXPECT_EQ(back.kernels, 7u);
   ASSERT_EQ(back.runs.size(), 2u);

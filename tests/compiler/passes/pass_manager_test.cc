@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "compiler/ir/diagnostics.h"
 #include "compiler/pipeline/pipelines.h"
 #include "tests/support/pass_testing.h"
@@ -48,6 +50,20 @@ TEST(PassManager, TheLimitDecidesWhatRuns) {
   EXPECT_EQ(run_passes(p, {"DeadCodeElimination", "LegalizeOps"}, o).module.calls.size(), 2u);
   o.bisect_limit = 1;
   EXPECT_EQ(run_passes(p, {"DeadCodeElimination", "LegalizeOps"}, o).module.calls.size(), 1u);
+}
+
+// The passes that changed the IR are listed (coverage maps count them): the first DCE removes
+// the dead neg, the second finds nothing; LegalizeOps always counts; a second LoopSimplify has
+// nothing left to simplify.
+TEST(PassManager, ListsThePassesThatChangedTheProgram) {
+  const Program p = testing::parse_case(kDeadCode);
+  EXPECT_EQ(run_passes(p, {"DeadCodeElimination", "DeadCodeElimination", "LegalizeOps"}).changed,
+            (std::vector<std::string>{"DeadCodeElimination", "LegalizeOps"}));
+  const Lowered twice = run_passes(p, {"LegalizeOps", "LoopSimplify", "LoopSimplify"});
+  ASSERT_FALSE(twice.changed.empty());
+  EXPECT_EQ(twice.changed.front(), "LegalizeOps");
+  // What LoopSimplify does it does once: a second application changes nothing.
+  EXPECT_LE(std::count(twice.changed.begin(), twice.changed.end(), "LoopSimplify"), 1);
 }
 
 TEST(PassManager, DisabledPassesAreDroppedAndNotNumbered) {
