@@ -595,6 +595,13 @@ std::optional<Value> Builder::apply(const std::string& name, std::vector<Value> 
       mag_.at(args[1].get()).min_abs < 0.5) {
     args[1] = positive(args[1], 0.5);
   }
+  // An integer divisor that may hold 0 (a constant, a computed value): division by zero is
+  // undefined for the formats and compilers that do not wrap (an invalid program there).
+  if (takes_divisor_second(name) && is_int(args[1].type().dtype) && !unclaimed(args[1]) &&
+      mag_.at(args[1].get()).min_abs < 1) {
+    const DType dt = args[1].type().dtype;
+    args[1] = is_unsigned_int(dt) ? emit_simple("maximum", {args[1], scalar(dt, 1)}, {}) : positive(args[1], 1);
+  }
   if (name == "pow" && mag_.at(args[1].get()).abs > 2) args[1] = emit_simple("clip", {args[1]}, {{"min", -2.0}, {"max", 2.0}});
   std::vector<Magnitude> mags;
   if (!fits(*op, a, args, types, mags)) {
