@@ -215,7 +215,7 @@ int list_faults_command(const Print& out) {
   size_t width = 0;
   for (const auto& f : faults::all_faults()) width = std::max(width, f.name.size() + 2);
   for (const auto& f : faults::all_faults()) {
-    out(fmt::format("{:<{}}{} [{}]\n", f.name, width, f.description, f.pass));
+    out(fmt::format("{:<{}}{} [{}{}]\n", f.name, width, f.description, f.pass, f.held_out ? ", held out" : ""));
   }
   return kOk;
 }
