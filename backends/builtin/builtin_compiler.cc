@@ -141,9 +141,12 @@ class BuiltinCompiler final : public CompilerUnderTest {
     return StepRole::Other;
   }
 
+  // Only the graph passes: lowering here, in the harness's own process, let a pass that crashes
+  // (legalize-null-deref's) take `difftest reduce` and the detection benchmark down with it.
   std::optional<Program> program_after(const Program& p, const Variant& variant, int applications) const override {
     pipeline::RunOptions run;
     run.bisect_limit = applications;
+    run.graph_only = true;
     return pipeline::run_passes(p, variant.steps, run).graph;
   }
 

@@ -122,6 +122,7 @@ Lowered run_passes(const Program& p, const std::vector<std::string>& passes, con
       throw UserError(ErrorKind::Usage, fmt::format("loop pass {} before LegalizeOps", name));
     }
     if (pass.kind == PassKind::Lowering && lowered) throw UserError(ErrorKind::Usage, "LegalizeOps appears twice");
+    if (pass.kind == PassKind::Lowering && options.graph_only) return out;
     const bool required = pass.kind == PassKind::Lowering;
     const PassEvent event{++out.applied, name, required || options.bisect_limit < 0 || out.applied <= options.bisect_limit,
                           required};

@@ -72,6 +72,9 @@ struct RunOptions {
   std::function<void(const std::string& pass)> before_pass;
   // Called for every application reached, run or skipped (opt-bisect's log).
   std::function<void(const PassEvent&)> on_event;
+  // Stop before LegalizeOps: only the graph passes run (Lowered::module stays empty). For a caller
+  // that wants the program the graph passes leave without lowering it in its own process.
+  bool graph_only = false;
 };
 
 // LLVM's wording: "BISECT: running pass (3) CommonSubexprElimination".

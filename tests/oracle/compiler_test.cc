@@ -282,3 +282,34 @@ TEST(CompilerUnderTest, OnlyTheBuiltinTakesPlantedFaultsAndTheGateHoldsAnotherTo
 
 }  // namespace
 }  // namespace difftest::oracle
+
+namespace difftest::oracle {
+namespace {
+
+// Bisection asks what program a step leaves (program_after) in the harness's own process: the
+// builtin answers from its graph passes alone, so a lowering that crashes (legalize-null-deref's
+// write through null) stays in the forked compiles and never takes the harness down (the
+// detection benchmark died of it, reducing a seed of 3200000).
+TEST(CompilerUnderTest, TheBuiltinsProgramAfterAStepRunsNoLoweringInProcess) {
+  const Program p = parse_program(R"(program @dead(n: 1..8) {
+  %a: f32[n, 4] = param
+  %b: f32[n, 4] = add(%a, %a)
+  %c: f32[n, 4] = neg(%a)
+  return %b
+}
+)",
+                                  "dead.ir");
+  const faults::ScopedFaults on{"legalize-null-deref"};
+  Variant v;
+  v.label = "custom";
+  v.steps = {"DeadCodeElimination", "LegalizeOps", "LoopSimplify"};
+  const std::optional<Program> after = backends::builtin_compiler().program_after(p, v, 3);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->num_calls(), 1u) << print(*after);  // DCE ran, LegalizeOps did not
+  const std::optional<Program> none = backends::builtin_compiler().program_after(p, v, 0);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->num_calls(), 2u);  // nothing ran
+}
+
+}  // namespace
+}  // namespace difftest::oracle
