@@ -228,9 +228,9 @@ std::vector<FaultCase> held_out_fault_cases() {
 }
 )",
      "O2"},
-    // 2048 copies of f16(1/3) (a full significand; generated inputs, eighths in [-2, 2], sum
-    // exactly in f16) ahead of the inputs: each lane adds the same inexact value to a partial
-    // sum near 40, rounding the same way every time.
+    // 2048 copies of f16(1/3) ahead of the inputs: each lane adds the same inexact value to a
+    // partial sum near 40, rounding the same way every time (with inputs alone the lanes' errors
+    // stay mostly inside the f16 result's own rounding).
     {"reduction-lane-partials-narrow",
      R"(program @long_rows(n: 1..8) {
   %a: f16[n, 2048] = param
