@@ -240,6 +240,7 @@ class Campaign {
 
   void open_out_dir() {
     require_writable_dir(o_.out_dir, "--out");
+    if (!o_.coverage_path.empty()) require_writable_file(o_.coverage_path, "--coverage");
     journal_path_ = fs::path(o_.out_dir) / "journal.jsonl";
     const fs::path config = fs::path(o_.out_dir) / "campaign.json";
     const nlohmann::json identity = campaign_identity(o_);
@@ -384,8 +385,8 @@ class Campaign {
     std::sort(s.failures.begin(), s.failures.end(),
               [](const FailureClass& a, const FailureClass& b) { return a.first_seed < b.first_seed; });
     s.coverage_cells = coverage_.cells();
-    write_coverage();
     write_file_atomic((fs::path(o_.out_dir) / "summary.json").string(), s.to_json().dump(2) + "\n");
+    write_coverage();
     return s;
   }
 
