@@ -95,7 +95,7 @@ void measure(const Subject& s, const reference::Evaluation& native, const tolera
       const Tensor& got = native.values.at(v.get());
       const tolerance::Bounded& ref = bp.values.at(v.get());
       const bool exact = !is_float(ref.dtype);
-      const double tiny = tolerance::smallest_normal(ref.dtype);
+      const double tiny = smallest_normal(ref.dtype);
       FamilyStats& f = stats.families[family];
       for (int64_t i = 0; i < ref.numel(); ++i) {
         const auto k = static_cast<size_t>(i);

@@ -121,10 +121,9 @@ std::vector<std::string> value_classes(double x, DType t) {
   if (std::isnan(x)) return {"nan"};
   if (std::isinf(x)) return {"inf"};
   const double a = std::fabs(x);
-  const double smallest_normal = t == DType::f16 ? 0x1p-14 : t == DType::f64 ? 0x1p-1022 : 0x1p-126;
   if (x == 0) {
     out.push_back(std::signbit(x) ? "negative-zero" : "zero");
-  } else if (a < smallest_normal) {
+  } else if (a < smallest_normal(t)) {
     out.push_back("subnormal");
   } else if (a < 0x1p-8) {
     out.push_back("tiny");

@@ -69,8 +69,7 @@ double rounding_error(double r, DType t);
 // The largest finite value of a float dtype (inf for f64 and integers: not checked).
 double largest_finite(DType t);
 
-// The smallest normal number of a float dtype (the comparison's absolute slack).
-double smallest_normal(DType t);
+// The comparison's absolute slack is smallest_normal (compiler/ir/dtype.h) of the output dtype.
 
 // Budget of a libm-grade function in units of u (4 ulps = 8 u): exp, log, tanh, ...
 constexpr double kLibmUnits = 8;

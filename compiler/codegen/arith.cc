@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <llvm/IR/Intrinsics.h>
 
-#include <limits>
 #include <map>
 
 #include "compiler/faults/faults.h"
@@ -56,11 +55,8 @@ llvm::Value* Arith::from_memory(llvm::Value* raw, DType t) {
 // Fault subnormal-loads-flushed: a subnormal of the memory dtype becomes a zero of its sign, as
 // loads under a denormals-are-zero setting read it.
 llvm::Value* Arith::flush_subnormal(llvm::Value* v, DType t) {
-  const double smallest_normal = t == DType::f64 ? std::numeric_limits<double>::min()
-                                 : t == DType::f32 ? std::numeric_limits<float>::min()
-                                 : t == DType::f16 ? 0x1p-14
-                                                   : std::numeric_limits<float>::min();
-  llvm::Value* tiny = b_.CreateFCmpOLT(call_intrinsic(llvm::Intrinsic::fabs, v), llvm::ConstantFP::get(v->getType(), smallest_normal));
+  llvm::Value* tiny = b_.CreateFCmpOLT(call_intrinsic(llvm::Intrinsic::fabs, v),
+                                       llvm::ConstantFP::get(v->getType(), smallest_normal(t)));
   llvm::Value* zero = b_.CreateFMul(v, llvm::ConstantFP::get(v->getType(), 0.0));  // keeps the sign
   return b_.CreateSelect(tiny, zero, v);
 }

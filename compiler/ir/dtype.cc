@@ -89,4 +89,14 @@ double unit_roundoff(DType t) {
   }
 }
 
+double smallest_normal(DType t) {
+  switch (t) {
+    case DType::f64: return std::ldexp(1.0, -1022);
+    case DType::f32: return std::ldexp(1.0, -126);
+    case DType::f16: return std::ldexp(1.0, -14);
+    case DType::bf16: return std::ldexp(1.0, -126);
+    default: return 0;
+  }
+}
+
 }  // namespace difftest

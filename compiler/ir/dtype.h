@@ -37,5 +37,7 @@ int64_t int_max(DType t);
 
 // Unit roundoff for float dtypes (2^-53, 2^-24, 2^-11, 2^-8); 0 for exact dtypes.
 double unit_roundoff(DType t);
+// The smallest positive normal value of a float dtype (2^-1022, 2^-126, 2^-14, 2^-126); 0 otherwise.
+double smallest_normal(DType t);
 
 }  // namespace difftest

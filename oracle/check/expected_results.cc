@@ -20,7 +20,7 @@ exporters::ExpectedResults expected_results(const Program& p, const Case& c, Ver
     const tolerance::Bounded& judged = statistical ? *c.calibration->bounds.outputs[i] : sound;
     const DType dtype = p.outputs()[i].type().dtype;
     // A difference below the dtype's smallest normal is never a finding (flushed subnormals).
-    const double tiny = is_float(dtype) ? tolerance::smallest_normal(dtype) : 0;
+    const double tiny = is_float(dtype) ? smallest_normal(dtype) : 0;
     exporters::ExpectedOutput o{sound.exact.shape(), sound.ref, std::vector<double>(sound.ref.size())};
     for (size_t k = 0; k < o.allowed.size(); ++k) {
       o.allowed[k] =

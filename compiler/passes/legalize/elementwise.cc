@@ -25,7 +25,7 @@ bool broadcast(const LowerContext& c, size_t i) {
 // Fault broadcast-both-sides-flat-modulo: with two broadcast operands, each is read at the flat
 // result index modulo its size (the suffix-broadcast fast path applied where it does not hold).
 bool flat_modulo_broadcast(const LowerContext& c) {
-  return c.in.size() == 2 && broadcast(c, 0) && broadcast(c, 1) && faults::enabled("broadcast-both-sides-flat-modulo");
+  return c.in.size() == 2 && faults::enabled("broadcast-both-sides-flat-modulo") && broadcast(c, 0) && broadcast(c, 1);
 }
 
 Expr element_count(const std::vector<Expr>& shape) {
