@@ -300,7 +300,9 @@ Value Builder::broadcast_partner(const std::vector<sym::Expr>& s, DType dt) {
 std::pair<Value, Value> Builder::outer_pair(const Value& a, DType dt) {
   const auto& s = a.type().shape;
   const int r = static_cast<int>(s.size());
-  if (r + 1 > o_.max_rank) return {a, broadcast_partner(s, dt)};
+  // A fresh operand too large to feed the call (which emit will drop) gets no expand_dims of it:
+  // that would stay behind as an output as large as the operand.
+  if (r + 1 > o_.max_rank || !small_enough(a.type())) return {a, broadcast_partner(s, dt)};
   const int64_t k = c_.range(0, r);
   Value expanded = emit_simple("expand_dims", {a}, {{"axis", k}});
   std::vector<sym::Expr> b = expanded.type().shape;

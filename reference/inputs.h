@@ -14,7 +14,22 @@
 //   quantized      dequantize's packed weights and scales, when both are parameters: produced
 //                  by quantizing generated float weights with the op's format (so they are the
 //                  codes a real model would hold)
-// Each parameter draws from its own stream: splitmix64(seed ^ fnv1a(name), element).
+// On top of the domain, each float parameter draws a profile (its own stream, name + "/profile"):
+//   grid           the values above (half of the default-domain parameters)
+//   specials       a quarter of the elements replaced by -0, a tie of round-half-to-even
+//                  (+-0.5, +-1.5), a value halfway between neighbours of a narrower float dtype,
+//                  a subnormal of the parameter's dtype, or an exact grid value (1/4)
+//   magnitude      the whole tensor scaled by 2^-20, 2^-10, 2^6 or 2^12 (f16: 2^-8 .. 2^4) (3/16;
+//                  a quarter of positive and nonzero parameters)
+//   weights        the weight of linear, matmul or a convolution (half of them): roughly normal,
+//                  spread ~1/sqrt(fan-in), sometimes one output channel 8x larger
+//   non-finite     an eighth of the elements -inf, +inf or NaN, only those that every direct use
+//                  maps to finite values (docs/ops.md "Special values": exp(-inf) = 0, softmax
+//                  gives -inf weight 0, comparisons with NaN are false, ...) (1/16)
+// The program is evaluated (f64) under the result: where some value would be non-finite or
+// beyond a sixteenth of its dtype's range, the non-finite profiles fall back to the grid, then
+// all of them, so a valid program stays valid. Same seed, same program: same bytes.
+// Each parameter draws from its own streams: splitmix64(seed ^ fnv1a(name [+ suffix]), element).
 #pragma once
 
 #include <cstdint>

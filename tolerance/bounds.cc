@@ -147,6 +147,31 @@ void check_integer_divisor(const Binding& b, const Options& opt, BoundedProgram&
 
 }  // namespace
 
+std::set<std::string> bound_cases(const Program& p, const BoundedProgram& b) {
+  std::set<std::string> out;
+  if (b.invalid) return out;
+  const auto undecided = [](const Bounded& v) {
+    const size_t n = v.uncertain_count();
+    return n > v.choices.size() ? n - v.choices.size() : 0;
+  };
+  for (const auto& binding : p.bindings()) {
+    if (!binding.is_call()) continue;
+    const std::string& op = binding.op().name;
+    out.insert("bound:" + op);
+    size_t inherited = 0;
+    for (const auto& a : binding.args()) {
+      if (auto it = b.values.find(a.get()); it != b.values.end()) inherited = std::max(inherited, undecided(it->second));
+    }
+    for (const auto& r : binding.results()) {
+      auto it = b.values.find(r.get());
+      if (it == b.values.end()) continue;
+      if (!it->second.choices.empty()) out.insert("decision:" + op);
+      if (undecided(it->second) > inherited) out.insert("uncertain:" + op);
+    }
+  }
+  return out;
+}
+
 const RuleTable& rules() {
   static const RuleTable table = DIFFTEST_BUILD_OP_TABLE(RuleTable, "bound rule", rules);
   return table;
@@ -234,6 +259,9 @@ BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::m
                              const Options& opt) {
   const reference::Evaluation ev = reference::evaluate(p, env, inputs, reference::Mode::F64);
   for (const auto& b : p.bindings()) {
+    // An input may hold an infinity or NaN its uses map to finite values (exp(-inf) = 0, a
+    // comparison with NaN is false: docs/ops.md, "Special values"); what the calls compute may not.
+    if (!b.is_call()) continue;
     for (const auto& v : b.results()) {
       const Tensor& t = ev.values.at(v.get());
       if (!is_float(t.dtype())) continue;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -58,6 +59,14 @@ struct BoundedProgram {
 
 BoundedProgram bound_program(const Program& p, const sym::Env& env, const std::map<std::string, Tensor>& inputs,
                              const Options& opt);
+
+// What bounding `p` exercised, for coverage maps: `bound:OP` for every call's rule,
+// `decision:OP` where a result holds float decisions with known outcomes (Bounded::choices),
+// made there (floor, argmin, atan2) or carried (where, min), and
+// `uncertain:OP` where a rule itself made elements uncertain (more than any operand had: an
+// overflow the bound reaches, an integer overflow a compiler may not wrap, an undecidable
+// decision). Empty for an invalid program.
+std::set<std::string> bound_cases(const Program& p, const BoundedProgram& b);
 
 // Per float value, an error per element observed rather than derived (tolerance/ensemble.h).
 using ObservedErrors = std::unordered_map<const ValueNode*, std::vector<double>>;

@@ -127,15 +127,6 @@ double rounding_error(double r, DType t) {
 
 double libm_error(double r, DType out) { return libm(r, out); }
 
-double largest_finite(DType t) {
-  switch (t) {
-    case DType::f16: return 65504.0;
-    case DType::bf16: return 3.3895313892515355e38;
-    case DType::f32: return 3.4028234663852886e38;
-    default: return INFINITY;
-  }
-}
-
 std::optional<UnaryRule> unary_rule(const std::string& op) {
   static const std::map<std::string, UnaryRule> rules = {
       {"exp", UnaryRule::Exp},         {"log", UnaryRule::Log},       {"sqrt", UnaryRule::Sqrt},

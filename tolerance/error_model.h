@@ -66,10 +66,8 @@ double summation_error(int64_t k, DType acc, const Options& o, double abs_sum, d
 // subnormal spacing (0 for exact dtypes).
 double rounding_error(double r, DType t);
 
-// The largest finite value of a float dtype (inf for f64 and integers: not checked).
-double largest_finite(DType t);
-
-// The comparison's absolute slack is smallest_normal (compiler/ir/dtype.h) of the output dtype.
+// largest_finite and smallest_normal of a dtype are in compiler/ir/dtype.h.
+// The comparison's absolute slack is smallest_normal of the output dtype.
 
 // Budget of a libm-grade function in units of u (4 ulps = 8 u): exp, log, tanh, ...
 constexpr double kLibmUnits = 8;

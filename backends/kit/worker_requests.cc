@@ -197,6 +197,7 @@ ChildOutcome outcome_of_answer(const WorkerAnswer& answer, const PreparedModel& 
         return outcome;
       }
     }
+    if (reading.exercised) runs.exercised = reading.exercised(answer.log);
     return finished(outcome, runs);
   } catch (const nlohmann::json::exception& e) {
     return malformed(fmt::format("does not follow the protocol ({})", e.what()));

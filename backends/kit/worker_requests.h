@@ -65,6 +65,9 @@ struct AnswerReading {
   // "" or, for a refusal that is no finding (no kernel for a dtype the program uses), why the
   // program is `unsupported`. `stage` is the answer's ("compile" or "run").
   std::function<std::string(const std::string& stage, const std::string& error)> unsupported;
+  // What the request exercised, for coverage maps (CompiledRuns::exercised), read from the
+  // worker's log: ORT's transformers that changed the graph. Unset: nothing.
+  std::function<std::vector<std::string>(const std::string& log)> exercised;
 };
 
 // The stage of a "@@stage" marker: "compile" (or "session"), or "run C" for case C.

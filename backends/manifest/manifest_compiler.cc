@@ -127,7 +127,7 @@ class ManifestCompiler final : public LevelCompiler {
     nlohmann::json request = run_request(++requests_, prepared, p, cases, 2);
     add_variant_fields(request, variant);
     const WorkerAnswer answer = worker().request(request.dump(), request_limits(limits, cases.size()));
-    return outcome_of_answer(answer, prepared, p, cases, AnswerReading{m_.name, {}});
+    return outcome_of_answer(answer, prepared, p, cases, AnswerReading{m_.name, {}, {}});
   }
 
   oracle::StepRole step_role(const std::string&) const override { return oracle::StepRole::Other; }

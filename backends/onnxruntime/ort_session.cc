@@ -109,7 +109,7 @@ class OrtWorker {
     if (!install.missing.empty()) return unsupported_outcome("ONNX Runtime cannot run here: " + install.missing);
     const PreparedModel& prepared = models_.prepare(p, ModelFormat::Onnx);
     if (!prepared.unsupported.empty()) return unsupported_outcome(prepared.unsupported);
-    const WorkerAnswer answer = send(install, p, prepared, variant, cases, limits, false);
+    const WorkerAnswer answer = send(install, p, prepared, variant, cases, limits, Logging::Transformers);
     return outcome_of_answer(answer, prepared, p, cases, reading());
   }
 
@@ -127,7 +127,7 @@ class OrtWorker {
       log.error = prepared.unsupported;
       return log;
     }
-    const WorkerAnswer answer = send(install, p, prepared, variant, {&c}, limits, true);
+    const WorkerAnswer answer = send(install, p, prepared, variant, {&c}, limits, Logging::TransformersAndModel);
     if (answer.status != WorkerAnswer::Status::Ok) {
       log.error = fmt::format("the worker did not answer ({})", last_line(answer.log));
       return log;
@@ -140,22 +140,34 @@ class OrtWorker {
   }
 
  private:
-  // One request for `variant` of `prepared` on `cases`; with `log`, ORT logs every transformer
-  // and saves the optimized model as optimized.onnx in the model's directory.
+  // ORT logs every transformer it applies (the coverage map's `transformer:NAME`, the culprit
+  // search's list); a session log also saves the optimized model as optimized.onnx in the
+  // model's directory and runs once (a check runs twice, to see nondeterminism).
+  enum class Logging { Transformers, TransformersAndModel };
+
   WorkerAnswer send(const OrtInstall& install, const Program& p, const PreparedModel& prepared, const Variant& variant,
-                    const std::vector<const Case*>& cases, const IsolationLimits& limits, bool log) {
-    nlohmann::json request = run_request(++requests_, prepared, p, cases, log ? 1 : 2);
+                    const std::vector<const Case*>& cases, const IsolationLimits& limits, Logging logging) {
+    const bool model = logging == Logging::TransformersAndModel;
+    nlohmann::json request = run_request(++requests_, prepared, p, cases, model ? 1 : 2);
     request["level"] = ort_level_of(variant);
     request["disable"] = ort_disabled_of(variant);
-    request["log"] = log;
-    request["optimized"] = log ? nlohmann::json((prepared.dir / "optimized.onnx").string()) : nullptr;
+    request["log"] = true;
+    request["optimized"] = model ? nlohmann::json((prepared.dir / "optimized.onnx").string()) : nullptr;
     return worker(install).request(request.dump(), request_limits(limits, cases.size()));
   }
 
   static AnswerReading reading() {
-    return {"ONNX Runtime", [](const std::string& stage, const std::string& error) {
+    return {"ONNX Runtime",
+            [](const std::string& stage, const std::string& error) {
               return stage == "compile" && is_missing_kernel(error) ? "ONNX Runtime has no kernel for it: " + first_line(error)
                                                                     : std::string();
+            },
+            [](const std::string& log) {
+              OrtSessionLog parsed;
+              parse_transformer_log(log, parsed);
+              std::vector<std::string> out;
+              for (const auto& name : parsed.modified) out.push_back("transformer:" + name);
+              return out;
             }};
   }
 

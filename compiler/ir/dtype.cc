@@ -99,4 +99,13 @@ double smallest_normal(DType t) {
   }
 }
 
+double largest_finite(DType t) {
+  switch (t) {
+    case DType::f16: return 65504.0;
+    case DType::bf16: return 3.3895313892515355e38;
+    case DType::f32: return 3.4028234663852886e38;
+    default: return INFINITY;
+  }
+}
+
 }  // namespace difftest

@@ -39,5 +39,7 @@ int64_t int_max(DType t);
 double unit_roundoff(DType t);
 // The smallest positive normal value of a float dtype (2^-1022, 2^-126, 2^-14, 2^-126); 0 otherwise.
 double smallest_normal(DType t);
+// The largest finite value of f16, bf16 and f32; inf for f64 and integers (not range-checked).
+double largest_finite(DType t);
 
 }  // namespace difftest

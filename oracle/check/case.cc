@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "fuzz/coverage.h"
 #include "oracle/isolate/clock.h"
 #include "reference/inputs.h"
 
@@ -27,6 +28,17 @@ Case make_case(const Program& p, const sym::Env& given, const CaseOptions& optio
   }
   c.reference_ms = ms_since(t0);
   return c;
+}
+
+std::set<std::string> case_exercised(const Program& p, const Case& c) {
+  std::set<std::string> out = tolerance::bound_cases(p, c.bounds);
+  for (const auto& [name, t] : c.inputs) {
+    if (!is_float(t.dtype())) continue;
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      for (const auto& cls : coverage::value_classes(t.get(i), t.dtype())) out.insert("input:" + cls);
+    }
+  }
+  return out;
 }
 
 }  // namespace difftest::oracle

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,5 +47,10 @@ struct Case {
 // more memory than the machine has.
 Case make_case(const Program& p, const sym::Env& given, const CaseOptions& options,
                std::optional<std::map<std::string, Tensor>> inputs = std::nullopt);
+
+// What the case exercised, for coverage maps: the bound rules and their uncertainty cases
+// (tolerance::bound_cases), and `input:CLASS` for each value class its float inputs hold
+// (coverage::value_classes: subnormal, negative-zero, tie, large, nan, ...).
+std::set<std::string> case_exercised(const Program& p, const Case& c);
 
 }  // namespace difftest::oracle

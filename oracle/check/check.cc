@@ -386,7 +386,10 @@ std::optional<Case> checked_case(const Program& p, const sym::Env& given, const 
                                  Verdict& verdict) {
   Case c = make_case(p, given, options.cases());
   verdict.times.reference += c.reference_ms;
-  if (!c.invalid()) return c;
+  if (!c.invalid()) {
+    for (auto& item : case_exercised(p, c)) verdict.exercised.insert(std::move(item));
+    return c;
+  }
   VariantVerdict v;
   v.variant = reference_variant();
   v.binding = c.env;

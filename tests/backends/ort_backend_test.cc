@@ -3,6 +3,7 @@
 // level also held against `disabled`. With a stand-in worker (fake_ort_worker.js) that
 // misbehaves by level: a crash, a hang, a second run that differs, a wrong answer and a
 // missing kernel each become their verdict, never a harness failure.
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -116,6 +117,26 @@ TEST(OrtBackend, ALoggedSessionNamesItsTransformersAndSavesTheOptimizedGraph) {
   }
   EXPECT_FALSE(log.modified.empty());
   EXPECT_NE(op_histogram(log.optimized_model).find(" nodes: "), std::string::npos);
+}
+
+// The coverage map's `transformer:NAME` items: every check logs ORT's transformers, and a
+// verdict names those that changed the graph at some level — each one ORT's own log of the
+// `all` session ran, and the RMS-norm fusion (SimplifiedLayerNormFusion) among them.
+TEST(OrtBackend, ACheckNamesTheTransformersThatChangedTheGraph) {
+  const Program p = corpus("norms_and_softmax.ir");
+  const oracle::Verdict v = oracle::check_program(p, ladder());
+  std::vector<std::string> fired;
+  for (const auto& item : v.exercised) {
+    if (item.rfind("transformer:", 0) == 0) fired.push_back(item.substr(12));
+  }
+  ASSERT_FALSE(fired.empty());
+  oracle::Case c;
+  c.env = {{"s", 5}};
+  c.inputs = reference::generate_inputs(p, c.env, 0);
+  const OrtSessionLog log = ort_session_log(p, ort_compiler().named("all", "test"), c, oracle::IsolationLimits{});
+  ASSERT_TRUE(log.ok) << log.error;
+  for (const auto& t : fired) EXPECT_NE(std::find(log.applied.begin(), log.applied.end(), t), log.applied.end()) << t;
+  EXPECT_NE(std::find(fired.begin(), fired.end(), "SimplifiedLayerNormFusion"), fired.end()) << fmt::format("{}", fmt::join(fired, ", "));
 }
 
 // Wrong results and refused sessions of ONNX Runtime 1.30.0's optimizer that difftest found,

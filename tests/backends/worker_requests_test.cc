@@ -33,9 +33,11 @@ struct Request {
   oracle::Case c1 = oracle::make_case(program(), {{"n", 3}}, oracle::CaseOptions{});
   std::vector<const oracle::Case*> cases = {&c0, &c1};
 
-  ChildOutcome answered(const std::string& line, AnswerReading reading = {"mine", {}}) const {
+  ChildOutcome answered(const std::string& line, AnswerReading reading = {"mine", {}, {}},
+                        const std::string& log = "") const {
     WorkerAnswer a;
     a.line = line;
+    a.log = log;
     return outcome_of_answer(a, prepared, program(), cases, reading);
   }
 };
@@ -72,8 +74,16 @@ TEST(WorkerRequests, AnAnswersOutputsAreTheRunsAndEachRefusalIsItsVerdict) {
   EXPECT_EQ(runs.compile_ms, 3.5);
   ASSERT_EQ(runs.runs.size(), 2u);
   EXPECT_EQ(runs.runs[1].outputs.at(0).get(2), 3.0);
+  EXPECT_TRUE(runs.exercised.empty()) << "a reading without `exercised` reads nothing";
   EXPECT_EQ(runs.runs[0].nondeterminism, "");
   EXPECT_NE(runs.runs[1].nondeterminism.find("two runs of the same mine compile"), std::string::npos);
+
+  // What the reading finds in the worker's log travels with the runs (coverage maps).
+  const ChildOutcome logged = r.answered(
+      R"({"id": 1, "ok": true, "compile_ms": 3.5, "runs": [)" + run0 + "," + run1 + "]}",
+      {"mine", {}, [](const std::string& log) { return std::vector<std::string>{"seen:" + log}; }}, "fused");
+  ASSERT_EQ(logged.status, ChildOutcome::Status::Ok) << logged.message;
+  EXPECT_EQ(oracle::decode_compiled_runs(logged.payload).exercised, std::vector<std::string>{"seen:fused"});
 
   const ChildOutcome refused = r.answered(R"({"id": 1, "ok": false, "stage": "compile", "error": "bad op\nmore"})");
   EXPECT_EQ(refused.status, ChildOutcome::Status::Error);
@@ -92,7 +102,7 @@ TEST(WorkerRequests, AnAnswersOutputsAreTheRunsAndEachRefusalIsItsVerdict) {
 
   const ChildOutcome by_reading = r.answered(
       R"({"ok": false, "stage": "session", "error": "no kernel"})",
-      {"mine", [](const std::string& stage, const std::string& e) { return stage + " lacks: " + e; }});
+      {"mine", [](const std::string& stage, const std::string& e) { return stage + " lacks: " + e; }, {}});
   EXPECT_EQ(oracle::decode_compiled_runs(by_reading.payload).unsupported, "compile lacks: no kernel");
 
   EXPECT_EQ(r.answered("not json").status, ChildOutcome::Status::Lost);

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -142,6 +143,41 @@ TEST(DecisionChoices, TwoCandidatesMayDecideDifferentlyButEachWithinTheOutcomes)
   EXPECT_TRUE(compare_candidates(floor, f32({2, 1, 5, 2}), f32({3, 0, 5, 2}), Options{}).passed());
   EXPECT_FALSE(compare_candidates(floor, f32({2, 1, 5, 2}), f32({4, 1, 5, 2}), Options{}).passed());
   EXPECT_FALSE(compare_candidates(floor, f32({4, 1, 5, 2}), f32({2, 1, 5, 2}), Options{}).passed());
+}
+
+// The coverage map's oracle side: which rules ran, which left decisions with known outcomes,
+// and which made elements uncertain themselves.
+TEST(DecisionChoices, BoundCasesNameTheRulesThatDecidedAndThoseThatMadeElementsUncertain) {
+  const Bounds b = bounded();
+  const std::set<std::string> cases = bound_cases(b.program, b.bounds);
+  for (const char* item : {"bound:exp", "bound:floor", "bound:where", "decision:floor", "decision:cast",
+                           "decision:argmin", "decision:floor_mod", "decision:min", "decision:atan2"}) {
+    EXPECT_TRUE(cases.count(item)) << item;
+  }
+  EXPECT_FALSE(cases.count("decision:exp"));
+  EXPECT_FALSE(cases.count("decision:max")) << "the max of the floors is certain";
+  for (const auto& item : cases) EXPECT_NE(item.rfind("uncertain:", 0), 0u) << item;
+
+  // 65024 + 464 = 65488 is inside f16's range, but its rounding error reaches past 65504.
+  const Program reach = testing::verified_program(R"(program @reach() {
+  %a: f16[1] = param
+  %b: f16[1] = param
+  %s: f16[1] = add(%a, %b)
+  %t: f16[1] = neg(%s)
+  return %t
+}
+)",
+                                                  "reach.ir");
+  const BoundedProgram bounds = bound_program(reach,
+                                              {},
+                                              {{"a", Tensor::from_doubles(DType::f16, {1}, {65024})},
+                                               {"b", Tensor::from_doubles(DType::f16, {1}, {464})}},
+                                              Options{});
+  ASSERT_FALSE(bounds.invalid) << bounds.invalid_reason;
+  const std::set<std::string> reached = bound_cases(reach, bounds);
+  EXPECT_TRUE(reached.count("uncertain:add"));
+  EXPECT_FALSE(reached.count("uncertain:neg")) << "neg inherits the uncertainty, it does not make it";
+  EXPECT_TRUE(reached.count("bound:neg"));
 }
 
 }  // namespace

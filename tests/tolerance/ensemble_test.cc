@@ -174,9 +174,10 @@ TEST(Ensemble, ACorrectResultIsNoOutlier) {
   EXPECT_FALSE(plain.bias.biased()) << plain.bias.describe();
 }
 
-// Measured: the allowance of the median element is 1.3% of |ref| (inputs with full f16
-// significands; it was below 1% while inputs were multiples of 1/8, which made much of the
-// chain exact), so the test changes it by 2%.
+// Measured: the allowance of the median element is 2.3% of |ref| under seed 5's inputs, whose
+// weights have a trained layer's spread (1/sqrt(128), one outlier channel) and so leave most
+// elements small beside the row's RMS (1.3% with uniform inputs; below 1% while inputs were
+// multiples of 1/8, which made much of the chain exact), so the test changes it by 4%.
 TEST(Ensemble, ATwoPercentChangeOfTheMedianElementIsAnOutlier) {
   const Checked c = check_of(kDeepF16, {{"n", 16}});
   const Bounded& ref = *c.sound.outputs[0];
@@ -185,7 +186,7 @@ TEST(Ensemble, ATwoPercentChangeOfTheMedianElementIsAnOutlier) {
   std::nth_element(by_size.begin(), by_size.begin() + static_cast<std::ptrdiff_t>(by_size.size() / 2), by_size.end());
   const size_t median = by_size[by_size.size() / 2].second;
   Tensor got = rounded_reference(ref);
-  got.set(static_cast<int64_t>(median), ref.ref[median] * 1.02);
+  got.set(static_cast<int64_t>(median), ref.ref[median] * 1.04);
   const OutputComparison o = compare(c, got);
   EXPECT_TRUE(o.passed()) << "the sound bound is too wide to see it: " << o.worst_ratio;
   EXPECT_EQ(o.outliers, 1);
