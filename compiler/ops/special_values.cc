@@ -69,9 +69,11 @@ std::string special_values_markdown() {
   std::string out =
       "\n## Special values\n\n"
       "What each op makes of NaN, infinities, signed zeros and zero divisors (the reference, the compiler and\n"
-      "the ONNX conformance runner follow it). difftest judges only programs whose reference values are all\n"
-      "finite: one with a NaN or infinity anywhere is `invalid_program`, so these rules matter for\n"
-      "conformance and for compilers' handling of hostile inputs, not for the bounds.\n\n"
+      "the ONNX conformance runner follow it). difftest judges only programs whose computed reference values are\n"
+      "all finite: one whose calls compute a NaN or infinity anywhere is `invalid_program`. Inputs may\n"
+      "hold infinities and NaN that every use maps to finite values (generated inputs do, for a\n"
+      "sixteenth of such parameters: docs/reference.md), so these rules matter for the bounds there, as\n"
+      "well as for conformance and compilers' handling of hostile inputs.\n\n"
       "| ops | special values |\n|---|---|\n";
   for (const auto& rule : special_value_rules()) {
     out += fmt::format("| `{}` | {} |\n", fmt::join(rule.ops, "`, `"), rule.text);

@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::set<std::string> kHeaderKeys = {"expect", "fault", "passes", "llvm", "fma", "bind", "compiler", "what"};
+const std::set<std::string> kHeaderKeys = {"expect", "fault",    "passes", "llvm",      "fma",
+                                            "bind",   "compiler", "what",   "input-seed"};
 
 // Any finding's kind (nondeterministic and runtime_error too, which external compilers show).
 bool is_failure_kind_name(const std::string& name) {
@@ -73,10 +74,10 @@ CorpusEntry read_corpus_entry(const std::string& path, const CompilerUnderTest& 
     if (!kHeaderKeys.count(key)) {
       throw UserError(
           ErrorKind::Syntax,
-          fmt::format("unknown header '# {}:' (known: expect, fault, passes, llvm, fma, bind, compiler, what)", key),
+          fmt::format("unknown header '# {}:' (known: expect, fault, passes, llvm, fma, bind, input-seed, compiler, what)", key),
           SourceLoc{path, row, static_cast<int>(line.find('#')) + 1});
     }
-    if (key == "passes" || key == "llvm" || key == "fma" || key == "bind" || key == "compiler") {
+    if (key == "passes" || key == "llvm" || key == "fma" || key == "bind" || key == "compiler" || key == "input-seed") {
       const auto [it, first] = seen_on.emplace(key, row);
       if (!first) {
         throw UserError(ErrorKind::Syntax,
@@ -128,6 +129,11 @@ CorpusEntry read_corpus_entry(const std::string& path, const CompilerUnderTest& 
       } catch (const UserError& err) {
         throw err.located(at);
       }
+    } else if (key == "input-seed") {
+      if (value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string::npos) {
+        throw UserError(ErrorKind::Syntax, fmt::format("'# input-seed: {}' is not a seed (digits, at most 18)", value), at);
+      }
+      e.input_seed = std::stoull(value);
     } else if (key == "fault") {
       const std::vector<std::string> known = planted->known();
       if (std::find(known.begin(), known.end(), value) == known.end()) {
@@ -170,6 +176,7 @@ CorpusEntry read_corpus_entry(const std::string& path, const CompilerUnderTest& 
 
 CheckOptions entry_checks(const CorpusEntry& e, CheckOptions base) {
   if (e.custom) base.custom.push_back(*e.custom);
+  if (e.input_seed) base.input_seed = *e.input_seed;
   if (e.binding) {
     if (base.bindings.empty()) base.bindings = default_bindings(e.program, base.random_bindings);
     if (std::find(base.bindings.begin(), base.bindings.end(), *e.binding) == base.bindings.end()) {

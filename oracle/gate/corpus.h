@@ -14,6 +14,11 @@
 //   # fma: on                                       ... with FMA contraction (default off)
 //   # bind: k=1                                     also checked under this binding
 //
+// A finding that shows only on some data (an eps a large input hides) names the seed of the
+// generated inputs it was found with (the gate's default is 0):
+//
+//   # input-seed: 1                                 inputs generated from seed 1
+//
 // A bug of another compiler under test, found by difftest and kept so that the gate notices
 // the day an upgrade fixes or changes it, has no fault: the compiler shows it as it is.
 //
@@ -25,9 +30,10 @@
 //
 // `# what:` is free text, and so is a comment line without a one-word key before a colon; any
 // other one-word key is an error (a misspelt header would otherwise be ignored), and so is a
-// second `# passes:`, `# llvm:`, `# fma:` or `# bind:`.
+// second `# passes:`, `# llvm:`, `# fma:`, `# bind:` or `# input-seed:`.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +53,7 @@ struct CorpusEntry {
   std::vector<Signature> known_bugs;           // with `compiler`: every `# expect:` signature
   std::optional<Variant> custom;     // `# passes:` (named "custom"), `# llvm:`, `# fma:`
   std::optional<sym::Env> binding;  // `# bind:`
+  std::optional<uint64_t> input_seed;  // `# input-seed:`
 };
 
 // `base` for checking `e`: its pass list added to the pipelines, its binding to the bindings.

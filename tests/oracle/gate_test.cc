@@ -109,6 +109,26 @@ TEST(Corpus, ReadsExpectationsAndFaults) {
   EXPECT_EQ(f.expect->str(), kMulSignature);
 }
 
+// `# input-seed:` names the seed of an entry's generated inputs, and the gate's checks use it.
+TEST(Corpus, AnInputSeedReachesTheEntrysChecks) {
+  TempCorpus c;
+  const CorpusEntry plain = read_entry(c.add("plain.ir", std::string("# expect: ok\n") + kMul));
+  EXPECT_FALSE(plain.input_seed);
+  const CorpusEntry seeded = read_entry(c.add("seeded.ir", std::string("# input-seed: 17\n# expect: ok\n") + kMul));
+  ASSERT_TRUE(seeded.input_seed);
+  EXPECT_EQ(*seeded.input_seed, 17u);
+  CheckOptions base;
+  base.input_seed = 3;
+  EXPECT_EQ(entry_checks(plain, base).input_seed, 3u);
+  EXPECT_EQ(entry_checks(seeded, base).input_seed, 17u);
+  EXPECT_NE(error_of(c.add("badseed.ir", std::string("# input-seed: -1\n# expect: ok\n") + kMul))
+                .find("badseed.ir:1:15: error[syntax]: '# input-seed: -1' is not a seed"),
+            std::string::npos);
+  EXPECT_NE(error_of(c.add("twoseeds.ir", std::string("# input-seed: 1\n# input-seed: 2\n# expect: ok\n") + kMul))
+                .find("twoseeds.ir:2:15: error[syntax]: a second '# input-seed:' line (the first is on line 1)"),
+            std::string::npos);
+}
+
 TEST(Corpus, MalformedHeadersAreLocatedErrors) {
   TempCorpus c;
   EXPECT_NE(error_of(c.add("none2.ir", kMul)).find("none2.ir:1:1: error[syntax]: missing the '# expect: ok'"),
