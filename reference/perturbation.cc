@@ -104,7 +104,13 @@ double Perturbation::function_error(double x, DType t, double magnitude) {
   if (t == DType::f64 || !std::isfinite(x)) return x;
   // The budget of tolerance/error_model.h's libm_error: 8 u of f32 (4 ulps).
   constexpr double kBudget = 8 * 0x1.0p-24;
-  const double draw = static_cast<double>(next() >> 11) * 0x1.0p-53;
+  // Keyed by the member and the exact result, not a fresh draw: a deterministic libm errs alike
+  // on equal arguments, so an output of many equal values (tanh of a clip's saturated 6,
+  // thousands of times) carries one error many times, and a product over them multiplies it.
+  // Independent draws would shrink the members' spread there by sqrt(N) (an ORT outlier at
+  // `disabled`, issue 45).
+  const uint64_t key = std::bit_cast<uint64_t>(x) * 0xd6e8feb86659fd93ULL;
+  const double draw = static_cast<double>(mix(seed_ ^ key ^ (static_cast<uint64_t>(t) << 56)) >> 11) * 0x1.0p-53;
   return x + (2 * draw - 1) * kBudget * std::max(std::fabs(x), magnitude);
 }
 

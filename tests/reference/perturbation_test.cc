@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 
 #include "compiler/tensor/float_format.h"
@@ -71,6 +72,22 @@ TEST(Perturbation, AMemberRoundsEveryValueBetweenTheSameNeighboursAlike) {
   }
   EXPECT_GT(members_up, 16);  // Binomial(64, 1/2) below 17: a chance of 1e-4
   EXPECT_LT(members_up, 48);
+}
+
+// A libm-grade function errs alike on equal arguments within a member (a deterministic libm
+// does), differently across members, and within its budget of 8 u of f32 (4 ulps).
+TEST(Perturbation, AMemberGivesEqualFunctionValuesTheSameError) {
+  const double tanh6 = std::tanh(6.0);
+  std::set<double> across_members;
+  for (uint64_t seed = 0; seed < 32; ++seed) {
+    Perturbation p(seed);
+    const double first = p.function_error(tanh6, DType::f32);
+    p.function_error(0.25, DType::f32);  // another value between them changes nothing
+    EXPECT_EQ(p.function_error(tanh6, DType::f32), first) << "seed " << seed;
+    EXPECT_LE(std::fabs(first - tanh6), 8 * 0x1.0p-24 * tanh6);
+    across_members.insert(first);
+  }
+  EXPECT_GT(across_members.size(), 24u);
 }
 
 // Against round_to_float_dtype and float_neighbour, which Perturbation::round does not call for
