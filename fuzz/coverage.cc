@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 #include <variant>
@@ -116,26 +117,54 @@ std::vector<std::string> shape_classes(const Binding& call) {
   return {out.begin(), out.end()};
 }
 
-std::vector<std::string> value_classes(double x, DType t) {
-  std::vector<std::string> out;
-  if (std::isnan(x)) return {"nan"};
-  if (std::isinf(x)) return {"inf"};
+namespace {
+
+// value_classes's names, in the order of ValueClass.
+constexpr std::array<const char*, 10> kValueClassNames = {"nan",  "inf",  "zero",  "negative-zero", "subnormal",
+                                                          "tiny", "unit", "large", "huge",          "tie"};
+
+enum ValueClass : uint32_t { kNan, kInf, kZero, kNegativeZero, kSubnormal, kTiny, kUnit, kLarge, kHuge, kTie };
+constexpr uint32_t bit(ValueClass c) { return uint32_t{1} << c; }
+
+}  // namespace
+
+uint32_t value_class_bits(double x, DType t) {
+  if (std::isnan(x)) return bit(kNan);
+  if (std::isinf(x)) return bit(kInf);
   const double a = std::fabs(x);
+  uint32_t bits = 0;
   if (x == 0) {
-    out.push_back(std::signbit(x) ? "negative-zero" : "zero");
+    bits = bit(std::signbit(x) ? kNegativeZero : kZero);
   } else if (a < smallest_normal(t)) {
-    out.push_back("subnormal");
+    bits = bit(kSubnormal);
   } else if (a < 0x1p-8) {
-    out.push_back("tiny");
+    bits = bit(kTiny);
   } else if (a <= 4) {
-    out.push_back("unit");
+    bits = bit(kUnit);
   } else if (a <= 0x1p10) {
-    out.push_back("large");
+    bits = bit(kLarge);
   } else {
-    out.push_back("huge");
+    bits = bit(kHuge);
   }
-  if (x != 0 && std::floor(a) + 0.5 == a) out.push_back("tie");
+  if (x != 0 && std::floor(a) + 0.5 == a) bits |= bit(kTie);
+  return bits;
+}
+
+std::vector<std::string> value_class_names(uint32_t bits) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < kValueClassNames.size(); ++i) {
+    if (bits & (uint32_t{1} << i)) out.emplace_back(kValueClassNames[i]);
+  }
   return out;
+}
+
+std::vector<std::string> value_classes(double x, DType t) { return value_class_names(value_class_bits(x, t)); }
+
+uint32_t tensor_value_class_bits(const Tensor& t) {
+  uint32_t bits = 0;
+  if (!is_float(t.dtype())) return bits;
+  for (int64_t i = 0; i < t.numel(); ++i) bits |= value_class_bits(t.get(i), t.dtype());
+  return bits;
 }
 
 std::vector<std::string> call_cells(const Binding& call) {
@@ -185,8 +214,13 @@ void Counts::add_program(const Program& p) {
 void Counts::add_inputs(const std::map<std::string, Tensor>& inputs) {
   for (const auto& [name, t] : inputs) {
     if (!is_float(t.dtype())) continue;
+    std::array<int64_t, kValueClassNames.size()> per_class{};
     for (int64_t i = 0; i < t.numel(); ++i) {
-      for (const auto& c : value_classes(t.get(i), t.dtype())) ++input_values[c];
+      const uint32_t bits = value_class_bits(t.get(i), t.dtype());
+      for (size_t c = 0; c < per_class.size(); ++c) per_class[c] += (bits >> c) & 1;
+    }
+    for (size_t c = 0; c < per_class.size(); ++c) {
+      if (per_class[c] > 0) input_values[kValueClassNames[c]] += per_class[c];
     }
   }
 }

@@ -28,6 +28,11 @@ std::vector<std::string> shape_classes(const Binding& call);
 // The class of one float value: nan, inf, zero, negative-zero, subnormal, tiny (|x| < 2^-8),
 // unit (up to 4), large (up to 2^10), huge; `tie` is counted besides for x + 0.5 integral.
 std::vector<std::string> value_classes(double x, DType t);
+// The same as bits, for many elements without allocating: value_class_names turns a union of
+// them (tensor_value_class_bits: every element of a float tensor) into the class names.
+uint32_t value_class_bits(double x, DType t);
+std::vector<std::string> value_class_names(uint32_t bits);
+uint32_t tensor_value_class_bits(const Tensor& t);
 
 // Counts over many programs.
 struct Counts {

@@ -32,12 +32,9 @@ Case make_case(const Program& p, const sym::Env& given, const CaseOptions& optio
 
 std::set<std::string> case_exercised(const Program& p, const Case& c) {
   std::set<std::string> out = tolerance::bound_cases(p, c.bounds);
-  for (const auto& [name, t] : c.inputs) {
-    if (!is_float(t.dtype())) continue;
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      for (const auto& cls : coverage::value_classes(t.get(i), t.dtype())) out.insert("input:" + cls);
-    }
-  }
+  uint32_t classes = 0;
+  for (const auto& [name, t] : c.inputs) classes |= coverage::tensor_value_class_bits(t);
+  for (const auto& cls : coverage::value_class_names(classes)) out.insert("input:" + cls);
   return out;
 }
 
