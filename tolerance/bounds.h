@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -145,6 +146,32 @@ inline constexpr double kSqrt3 = 1.7320508075688772;
 inline double confidence(const Options& o) { return std::max(o.lambda, kSqrt3); }
 // Element i's sd (probabilistic mode), or e_i / sqrt 3 where none was recorded.
 double spread(const Bounded& b, size_t i);
+
+// sqrt(sum of x^2) without squaring terms below ~1e-154 to 0, scaled by the largest term as
+// BLAS's nrm2 is: a softmax weight of e^-383 times its score's sd squares to nothing, and a
+// probabilistic bound built on the underflowed sum fell 170x below a correct f64 result's
+// error (seed 10001431, issue 45).
+class RootSumSquares {
+ public:
+  void add(double x) {
+    const double a = std::fabs(x);
+    if (a == 0) return;
+    if (a > scale_) {
+      sum_ = 1 + sum_ * (scale_ / a) * (scale_ / a);
+      scale_ = a;
+    } else {
+      sum_ += (a / scale_) * (a / scale_);
+    }
+  }
+  double value() const { return scale_ * std::sqrt(sum_); }
+
+ private:
+  double scale_ = 0, sum_ = 0;
+};
+
+// Whether a quadrature sum of inherited sds came out 0 only by underflow: the operands carry
+// errors (`worst_case` > 0) but every square vanished. Such an element takes the worst case.
+inline bool underflowed(double quadrature_sum, double worst_case) { return quadrature_sum == 0 && worst_case > 0; }
 Tensor spreads(const Bounded& b, bool squared);  // sd or sd^2 as an f64 tensor
 // Records out.sd[i] in probabilistic mode (after out.err[i] is final): `independent`, the sd of
 // the inherited errors the rule passed on (in quadrature or linearly), whose share of out.err[i]

@@ -71,5 +71,67 @@ TEST(AttentionRule, ErrorsOfAKeyValueHeadSharedByQueryHeadsStayWithinTheBoundOfT
   EXPECT_GT(worst, 0.1) << "the sample should reach a fair part of the bound";
 }
 
+// Scores 382 apart give the second key a weight of e^-383 = 7.6e-167; with the first key's
+// value -0 the output is that weight times -0.956. Each score errs by ~1e-13, and so the tiny
+// weight by ~1e-13 relative, but the squares of its sd (~1e-180) underflowed to 0 and the
+// probabilistic bound fell to 1.68e-181, below what other correct orders of the same dot
+// products give (seed 10001431 of a clean campaign, issue 45). Here those orders are computed
+// in f64, independently of the rules.
+TEST(AttentionRule, AWeightOfEMinus383KeepsTheErrorOfItsScoresInTheBound) {
+  const Program p = testing::verified_program(R"(program @tiny() {
+  %q: f64[1, 1, 1, 4] = param
+  %k: f64[1, 2, 1, 4] = param
+  %v: f64[1, 2, 1, 1] = param
+  %o: f64[1, 1, 1, 1] = attention(%q, %k, %v)
+  return %o
+}
+)",
+                                              "tiny.ir");
+  const std::vector<double> q = {95.74329376, 102.46230936, -106.15659523, 104.98343992};
+  const std::vector<double> k = {1.91422983, 2.0099205, -1.26905058, 0.83136033,
+                                 -1.99458515, 1.55840495, 0.1712281, -0.99385113};
+  const std::vector<double> v = {-0.0, -0.95560659};
+  Options options;
+  options.mode = BoundMode::Probabilistic;
+  const BoundedProgram b = bound_program(p, {},
+                                         {{"q", Tensor::from_doubles(DType::f64, {1, 1, 1, 4}, q)},
+                                          {"k", Tensor::from_doubles(DType::f64, {1, 2, 1, 4}, k)},
+                                          {"v", Tensor::from_doubles(DType::f64, {1, 2, 1, 1}, v)}},
+                                         options);
+  ASSERT_FALSE(b.invalid) << b.invalid_reason;
+  const double ref = b.outputs[0]->ref[0], err = b.outputs[0]->err[0];
+  ASSERT_LT(std::fabs(ref), 1e-160);
+  // Dot products in index order, reversed, and as an FMA chain, scaled after or before, in f64;
+  // and the same in long double (x87's 64-bit significand), nearer the exact value.
+  double farthest = 0;
+  const auto check = [&](auto zero, int order, bool scale_first) {
+    using Real = decltype(zero);
+    Real s[2];
+    for (int j = 0; j < 2; ++j) {
+      Real dot = 0;
+      for (int t = 0; t < 4; ++t) {
+        const int d = order == 1 ? 3 - t : t;
+        const Real x = scale_first ? Real(q[static_cast<size_t>(d)]) * Real(0.5) : Real(q[static_cast<size_t>(d)]);
+        const Real y = k[static_cast<size_t>(j * 4 + d)];
+        dot = order == 2 ? std::fma(x, y, dot) : dot + x * y;
+      }
+      s[j] = scale_first ? dot : dot * Real(0.5);
+    }
+    const Real m = std::max(s[0], s[1]);
+    const Real w0 = std::exp(s[0] - m), w1 = std::exp(s[1] - m);
+    const double o = static_cast<double>((w0 * Real(v[0]) + w1 * Real(v[1])) / (w0 + w1));
+    EXPECT_LE(std::fabs(o - ref), err) << sizeof(Real) << "-byte reals, order " << order
+                                       << (scale_first ? ", scaled first" : "");
+    farthest = std::max(farthest, std::fabs(o - ref));
+  };
+  for (int order = 0; order < 3; ++order) {
+    for (const bool scale_first : {false, true}) {
+      check(0.0, order, scale_first);
+      check(0.0L, order, scale_first);
+    }
+  }
+  EXPECT_GT(farthest, 1.68e-181) << "the orders must reach past the underflowed bound to test it";
+}
+
 }  // namespace
 }  // namespace difftest::tolerance

@@ -87,5 +87,29 @@ TEST(ReductionRule, ASumOfOneRepeatedValueIsBoundedAsSystematic) {
   EXPECT_EQ(o.compared, 1);
 }
 
+// exp(-383 - t) is about 1e-167: the sds of its errors square to 0 in f64. The sum over them
+// then takes its operands' errors as the worst case instead of dropping them (the quadrature
+// sum would be 0): its bound holds all of them.
+TEST(ReductionRule, ErrorsWhoseSquaresUnderflowStillReachASum) {
+  const Program p = testing::verified_program(R"(program @tiny_sum() {
+  %x: f64[4] = param
+  %e: f64[4] = exp(%x)
+  %s: f64[] = sum(%e)
+  return %s, %e
+}
+)",
+                                              "tiny_sum.ir");
+  Options options;
+  options.mode = BoundMode::Probabilistic;
+  const BoundedProgram b =
+      bound_program(p, {}, {{"x", Tensor::from_doubles(DType::f64, {4}, {-383, -383.5, -384, -384.5})}}, options);
+  ASSERT_FALSE(b.invalid) << b.invalid_reason;
+  const Bounded &sum = *b.outputs[0], &e = *b.outputs[1];
+  double operands = 0;
+  for (const double x : e.err) operands += x;
+  ASSERT_GT(operands, 0);
+  EXPECT_GE(sum.err[0], operands);
+}
+
 }  // namespace
 }  // namespace difftest::tolerance

@@ -55,12 +55,12 @@ struct WeightedSum {
     // sum_t w_t d_t (v_t - o) to first order; independent d_t add in quadrature. The factor
     // e^{2 max e_s} covers the curvature of exp while the score bounds stay below 1/2.
     if (!quadrature || es_max > 0.5) return {deterministic};
-    double through_scores = 0, through_values = 0;
+    RootSumSquares through_scores, through_values;
     for (size_t t = 0; t < n; ++t) {
-      through_scores += std::pow(w[t] * ss[t] * std::fabs(v[t] - o), 2);
-      through_values += std::pow(w[t] * sv[t], 2);
+      through_scores.add(w[t] * ss[t] * (v[t] - o));
+      through_values.add(w[t] * sv[t]);
     }
-    const double independent = std::exp(2 * es_max) * std::sqrt(through_scores) + std::sqrt(through_values);
+    const double independent = std::exp(2 * es_max) * through_scores.value() + through_values.value();
     const double probabilistic = g * mag + rho * mag0 + confidence * independent;
     if (deterministic <= probabilistic) return {deterministic};
     return {probabilistic, independent, confidence * independent};
@@ -102,7 +102,8 @@ void attention(RuleContext& c) {
           const bool user = !mask || mask->ref[static_cast<size_t>(i * Skv + j)] != 0;
           if (mask && mask->uncertain[static_cast<size_t>(i * Skv + j)]) unsure = true;
           if (!user || !admitted(i, j, offset, causal, window, sink)) continue;
-          double dot = 0, mag = 0, mag0 = 0, quad = 0, cross = 0;
+          double dot = 0, mag = 0, mag0 = 0, cross = 0;
+          RootSumSquares quad;
           for (int64_t d = 0; d < D; ++d) {
             const double x = q.ref[qi(b, i, h, d)], y = k.ref[ki(b, j, g, d)];
             const double ex = q.err[qi(b, i, h, d)], ey = k.err[ki(b, j, g, d)];
@@ -110,13 +111,14 @@ void attention(RuleContext& c) {
             dot += x * y;
             mag += (std::fabs(x) + ex) * (std::fabs(y) + ey);
             mag0 += std::fabs(x * y);
-            quad += x * x * sy * sy + y * y * sx * sx;
+            quad.add(x * sy);
+            quad.add(y * sx);
             cross += ex * ey;
             unsure = unsure || k.uncertain[ki(b, j, g, d)];
           }
           double sv = scale * dot;
-          const double independent = quadrature(c.opt) ? std::fabs(scale) * std::sqrt(quad) : 0;
-          const double propagated = quadrature(c.opt) ? confidence(c.opt) * std::sqrt(quad) + cross : mag - mag0;
+          const double independent = quadrature(c.opt) ? std::fabs(scale) * quad.value() : 0;
+          const double propagated = quadrature(c.opt) ? confidence(c.opt) * quad.value() + cross : mag - mag0;
           double e = std::fabs(scale) * (g_d * mag + propagated) + 2 * rounding_error(sv, A);
           if (cap > 0) {
             sv = cap * std::tanh(sv / cap);

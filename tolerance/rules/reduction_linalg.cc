@@ -179,12 +179,13 @@ void reduce(RuleContext& c) {
   for (size_t i = 0; i < out.err.size(); ++i) {
     const auto at = static_cast<int64_t>(i);
     const double s1 = with.get(at), s0 = without.get(at);
-    const bool independent_errors = quad && !one_value[i];
+    bool independent_errors = quad && !one_value[i];
     // sum/mean: propagated errors (in quadrature: sqrt(sum sd^2); the kernel of a mean gives
     // sum sd^2 / k, and the mean's sd is sqrt(sum sd^2) / k);
     // prod: prod(|x| + e) - prod |x|.
-    const double independent =
+    double independent =
         !independent_errors ? 0 : std::sqrt(op == "mean" ? sq.get(at) / static_cast<double>(k) : sq.get(at));
+    if (independent_errors && underflowed(independent, s1 - s0)) independent_errors = false;
     const double propagated = !independent_errors ? std::max(0.0, s1 - s0) : confidence(c.opt) * independent;
     // |sum| <= |exact sum| + the operands' errors, for summation_error's drift term.
     const double abs_value = (op == "mean" ? static_cast<double>(k) : 1.0) * std::fabs(out.ref[i]) + (s1 - s0);
@@ -268,9 +269,9 @@ void dot_product_bound(RuleContext& c, int64_t k) {
   for (size_t i = 0; i < out.err.size(); ++i) {
     const auto at = static_cast<int64_t>(i);
     const double a1 = s1.get(at), a0 = s0.get(at);
-    const double independent = quadrature(c.opt) ? std::sqrt(through_a.get(at) + through_b.get(at)) : 0;
-    const double propagated =
-        quadrature(c.opt) ? confidence(c.opt) * independent + cross.get(at) : std::max(0.0, a1 - a0);
+    const bool quad = quadrature(c.opt) && !underflowed(through_a.get(at) + through_b.get(at), a1 - a0);
+    const double independent = quad ? std::sqrt(through_a.get(at) + through_b.get(at)) : 0;
+    const double propagated = quad ? confidence(c.opt) * independent + cross.get(at) : std::max(0.0, a1 - a0);
     const double sum = summation_error(k, acc, c.opt, a1, std::fabs(out.ref[i]) + (a1 - a0));
     out.err[i] = sum + propagated + rounding_error(out.ref[i], out.dtype);
     set_spread(c, out, i, independent, confidence(c.opt) * independent);
