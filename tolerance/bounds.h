@@ -149,7 +149,7 @@ double spread(const Bounded& b, size_t i);
 
 // sqrt(sum of x^2) without squaring terms below ~1e-154 to 0, scaled by the largest term as
 // BLAS's nrm2 is: a softmax weight of e^-383 times its score's sd squares to nothing, and a
-// probabilistic bound built on the underflowed sum fell 170x below a correct f64 result's
+// probabilistic bound built on the underflowed sum fell to 1/24 of a correct f64 result's
 // error (seed 10001431, issue 45).
 class RootSumSquares {
  public:
