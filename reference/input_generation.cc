@@ -21,12 +21,14 @@ enum class Domain { Default, Positive, NonZero, Index, Quantized };
 enum NonFinite : unsigned { kAbsorbsNegInf = 1, kAbsorbsPosInf = 2, kAbsorbsNaN = 4, kAbsorbsAll = 7 };
 
 unsigned absorbed_nonfinite(const std::string& op) {
+  constexpr unsigned kInfinities = kAbsorbsNegInf | kAbsorbsPosInf;
   static const std::map<std::string, unsigned> absorbed = {
-      {"exp", kAbsorbsNegInf},     {"relu", kAbsorbsNegInf},        {"softmax", kAbsorbsNegInf},       {"maximum", kAbsorbsNegInf},
-      {"max", kAbsorbsNegInf},     {"minimum", kAbsorbsPosInf},     {"min", kAbsorbsPosInf},           {"sigmoid", kAbsorbsNegInf | kAbsorbsPosInf},
-      {"tanh", kAbsorbsNegInf | kAbsorbsPosInf}, {"clip", kAbsorbsNegInf | kAbsorbsPosInf}, {"equal", kAbsorbsAll},
-      {"not_equal", kAbsorbsAll}, {"less", kAbsorbsAll}, {"less_equal", kAbsorbsAll},
-      {"greater", kAbsorbsAll}, {"greater_equal", kAbsorbsAll}};
+      {"exp", kAbsorbsNegInf},       {"relu", kAbsorbsNegInf},    {"softmax", kAbsorbsNegInf},
+      {"maximum", kAbsorbsNegInf},   {"max", kAbsorbsNegInf},     {"minimum", kAbsorbsPosInf},
+      {"min", kAbsorbsPosInf},       {"sigmoid", kInfinities},    {"tanh", kInfinities},
+      {"clip", kInfinities},         {"equal", kAbsorbsAll},      {"not_equal", kAbsorbsAll},
+      {"less", kAbsorbsAll},         {"less_equal", kAbsorbsAll}, {"greater", kAbsorbsAll},
+      {"greater_equal", kAbsorbsAll}};
   auto it = absorbed.find(op);
   return it == absorbed.end() ? 0u : it->second;
 }
@@ -35,7 +37,7 @@ struct Use {
   Domain domain = Domain::Default;
   int64_t index_limit = 0;           // Index: values in [0, limit)
   const Binding* dequant = nullptr;  // Quantized: the dequantize binding
-  unsigned absorbed = kAbsorbsAll; // what every direct use maps to finite values
+  unsigned absorbed = kAbsorbsAll;   // what every direct use maps to finite values
   int weight_out_axis = -1;          // >= 0: a dot product's weight, and its output-channel axis
 };
 
@@ -306,15 +308,8 @@ std::map<std::string, Tensor> generate_inputs(const Program& p, const sym::Env& 
   auto wide = generate_with(p, env, seed, uses, profiles);
   if (values_stay_in_range(p, env, wide)) return wide;
   // Non-finite values first: they are the likeliest to reach a result; then every profile.
-  bool had_nonfinite = false;
-  for (auto it = profiles.begin(); it != profiles.end();) {
-    if (it->second != Profile::NonFinite) {
-      ++it;
-      continue;
-    }
-    had_nonfinite = true;
-    it = profiles.erase(it);
-  }
+  const bool had_nonfinite =
+      std::erase_if(profiles, [](const auto& entry) { return entry.second == Profile::NonFinite; }) > 0;
   if (had_nonfinite && !profiles.empty()) {
     wide = generate_with(p, env, seed, uses, profiles);
     if (values_stay_in_range(p, env, wide)) return wide;
