@@ -2,6 +2,11 @@
 // over pipes: a request line on its stdin, an answer line on its stdout, and whatever it logs
 // on stderr up to a marker line it writes after each answer.
 //
+// Its stderr is an unlinked regular file, not a pipe: Node.js puts a stderr pipe into
+// non-blocking mode, the native library inside it (ONNX Runtime's log, through std::clog) then
+// meets EAGAIN whenever the pipe is full, and a C++ stream that failed once stays silent for the
+// rest of the process. A file never refuses a write, however slowly the harness reads.
+//
 // Timeouts are on the worker's CPU time, as the kernel counts it (all its threads), like the
 // isolated children's (isolate.h): a busy machine slows the worker down but does not make
 // it use more CPU, so the verdict does not depend on the load. A worker that blocks uses no CPU;
@@ -41,7 +46,8 @@ struct WorkerAnswer {
 class WorkerProcess {
  public:
   // `argv[0]` is looked up on PATH. The worker writes "@@done" (and anything after it) on a
-  // line of stderr after each answer, and may write "@@stage TEXT" lines before each step.
+  // line of stderr when it has done a request, before its answer line, and may write
+  // "@@stage TEXT" lines before each step.
   explicit WorkerProcess(std::vector<std::string> argv);
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
@@ -60,11 +66,14 @@ class WorkerProcess {
  private:
   std::string start();  // "" or why it could not start
   void kill_and_reap(WorkerAnswer& answer);
+  void read_log();           // appends what the worker logged since the last read to log_buffer_
+  void start_log_afresh();   // between requests: empties the log file
 
   std::vector<std::string> argv_;
   pid_t pid_ = -1;
   pid_t owner_ = -1;  // the process that started it: a forked copy of this object must not use it
   int to_worker_ = -1, from_worker_ = -1, worker_log_ = -1;
+  off_t log_read_at_ = 0;
   std::string out_buffer_, log_buffer_;
 };
 

@@ -1,12 +1,13 @@
 // A worker spoken to one line at a time (oracle/isolate/worker_process.h): answers and their
 // logs kept apart, a crash, a CPU-bound hang and a blocked worker each a status of their own,
 // the stage it last named kept, and the next request served by a new worker. The workers are
-// small shell loops.
+// small shell loops (and one Python loop, for a non-blocking stderr).
 #include "oracle/isolate/worker_process.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -114,6 +115,32 @@ TEST(WorkerProcess, AWorkerThatExitsBeforeAnsweringDied) {
   EXPECT_EQ(a.status, WorkerAnswer::Status::Died);
   EXPECT_EQ(a.exit_code, 3);
   EXPECT_EQ(a.log, "bad things\n");
+}
+
+// Node.js makes its stderr non-blocking, and ONNX Runtime's log inside it lost every line after
+// the first write that met a full pipe (a campaign's `transformer:` coverage stopped after about
+// 230 programs). This worker does the same to its stderr and logs 256 KiB in one write, four
+// times the capacity of a pipe: each request gets its whole log, and the log file is emptied
+// between requests rather than growing with the campaign.
+TEST(WorkerProcess, ALogLargerThanAPipeReachesTheHarnessWholeFromANonBlockingStderr) {
+  const char* script = R"(
+import os, sys
+os.set_blocking(2, False)
+for line in sys.stdin:
+    written = os.write(2, b"x" * 262143 + b"\n")
+    os.write(2, b"@@done\n")
+    sys.stdout.write("wrote %d\n" % written)
+    sys.stdout.flush()
+)";
+  WorkerProcess w({"python3", "-c", script});
+  for (int request = 0; request < 3; ++request) {
+    const WorkerAnswer a = w.request("go", budget(10));
+    ASSERT_EQ(a.status, WorkerAnswer::Status::Ok) << a.log.substr(0, 200);
+    EXPECT_EQ(a.line, "wrote 262144");
+    EXPECT_EQ(a.log.size(), 262144u);
+    EXPECT_EQ(a.log.find_first_not_of('x'), 262143u);
+    EXPECT_EQ(std::filesystem::file_size("/proc/" + std::to_string(w.pid()) + "/fd/2"), 262144u + 7);
+  }
 }
 
 }  // namespace
