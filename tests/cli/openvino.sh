@@ -17,6 +17,10 @@ python=$build/openvino/venv/bin/python
 grep -A2 "^openvino " "$tmp/out" | grep -q "version 2026.4.1; levels accuracy, performance, no-snippets, bf16, f16, static" ||
   fail "openvino 2026.4.1 is not listed with its levels"
 grep -A2 "^openvino " "$tmp/out" | grep -q "^         available" || fail "openvino is not installed"
+# The bf16 and f16 levels run only when asked for: their model of the plugin is not yet right
+# (docs/backends.md, "Precision levels").
+grep -A2 "^openvino " "$tmp/out" | grep -q "default check accuracy,performance,no-snippets,static$" ||
+  fail "the default check is not accuracy, performance, no-snippets and static"
 
 "$difftest" run "$src/corpus/norms_and_softmax.ir" --backend openvino > "$tmp/out" 2>&1 ||
   fail "the norms and softmax of the corpus should be ok at every OpenVINO level"
