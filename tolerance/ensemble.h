@@ -11,7 +11,7 @@
 //   allowance = max_m |d_m| + margin * sigma,
 //   sigma = max(rms_m d_m, rounding of r to its dtype, pooled floor)
 //
-// where the pooled floor is half the element's sound bound times the value's median ratio of
+// where the pooled floor is the element's sound bound times the value's median ratio of
 // rms_m d_m to sound bound (ensemble.cc says why).
 //
 // The calibrated bounds are the rules rerun with every value's allowance in place of its
