@@ -10,7 +10,7 @@
 #include "backends/manifest/manifest_compiler.h"
 #include "backends/onnxruntime/ort_compiler.h"
 #include "backends/onnxruntime/ort_session.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "oracle/check/check.h"
 
 namespace difftest::backends {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "backends/builtin/builtin_compiler.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/target/target.h"
 #include "oracle/campaign/campaign.h"
 #include "bench/kernel_sharing.h"

@@ -7,8 +7,8 @@
 
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
-#include "compiler/ir/sym_parse.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_parse.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/ir/verifier.h"
 #include "fuzz/generator.h"
 

@@ -11,7 +11,7 @@
 
 #include "backends/builtin/builtin_compiler.h"
 #include "compiler/codegen/codegen.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/fix_dims.h"
 #include "compiler/pipeline/pass_manager.h"
 #include "compiler/target/target.h"

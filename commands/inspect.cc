@@ -13,7 +13,7 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/jit.h"
 #include "compiler/faults/faults.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"

@@ -11,7 +11,7 @@
 #include "backends/builtin/builtin_compiler.h"
 #include "commands/commands.h"
 #include "compiler/faults/faults.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/tensor/npy.h"

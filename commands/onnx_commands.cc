@@ -4,7 +4,7 @@
 #include "backends/backends.h"
 #include "backends/kit/model_files.h"
 #include "commands/commands.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"

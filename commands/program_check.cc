@@ -3,7 +3,7 @@
 
 #include "commands/commands.h"
 #include "commands/shared.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "oracle/campaign/reproducer.h"

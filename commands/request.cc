@@ -5,7 +5,7 @@
 #include "backends/backends.h"
 #include "backends/builtin/builtin_compiler.h"
 #include "compiler/faults/faults.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/pipeline/pass_manager.h"
 #include "compiler/target/target.h"
 

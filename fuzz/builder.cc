@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/ops/op.h"
 
 namespace difftest::fuzz {

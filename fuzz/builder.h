@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
-#include "compiler/ir/sym_prove.h"
+#include "compiler/sym/sym_prove.h"
 #include "compiler/ops/op_table.h"
 #include "fuzz/generator.h"
 #include "fuzz/magnitude.h"
-#include "fuzz/rng.h"
+#include "compiler/support/rng.h"
 
 namespace difftest::fuzz {
 

@@ -1,12 +1,12 @@
 #include "fuzz/generator.h"
 
-#include "compiler/ir/hash_mix.h"
+#include "compiler/support/hash.h"
 
 #include <fmt/format.h>
 
 #include <charconv>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ops/op.h"
 #include "fuzz/builder.h"
 #include "fuzz/motifs.h"

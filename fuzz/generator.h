@@ -18,7 +18,7 @@
 #include <string>
 
 #include "compiler/ir/ir.h"
-#include "fuzz/rng.h"
+#include "compiler/support/rng.h"
 
 namespace difftest {
 

@@ -1,5 +1,5 @@
 // One recipe per op: operands and attributes that suit the op, drawn from the builder.
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/ops/op.h"
 #include <tuple>
 

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "compiler/ir/printer.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
 

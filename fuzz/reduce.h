@@ -19,7 +19,7 @@
 #include <tuple>
 
 #include "compiler/ir/ir.h"
-#include "compiler/ir/sym.h"
+#include "compiler/sym/sym.h"
 
 namespace difftest::fuzz {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ops/op.h"
 
 namespace difftest {

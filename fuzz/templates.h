@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
-#include "fuzz/rng.h"
+#include "compiler/support/rng.h"
 
 namespace difftest {
 

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ops/op.h"
 #include "compiler/tensor/constant.h"
 #include "reference/kernel.h"

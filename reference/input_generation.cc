@@ -6,6 +6,7 @@
 #include <set>
 
 #include "compiler/ir/printer.h"
+#include "compiler/support/hash.h"
 #include "compiler/tensor/constant.h"
 #include "reference/inputs.h"
 #include "reference/quantize.h"

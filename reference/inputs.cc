@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ops/op.h"
 #include "compiler/tensor/constant.h"

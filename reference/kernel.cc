@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::reference {
 

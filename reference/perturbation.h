@@ -31,7 +31,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "compiler/ir/dtype.h"
+#include "compiler/types/dtype.h"
 
 namespace difftest::reference {
 

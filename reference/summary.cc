@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/tensor/npy.h"
 
 namespace difftest::reference {

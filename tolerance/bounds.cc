@@ -8,7 +8,7 @@
 #include <functional>
 #include <mutex>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ops/op.h"
 #include "reference/kernel.h"
 #include "reference/reference.h"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::tolerance {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "reference/reference.h"
 #include "tolerance/error_model.h"
 #include "tolerance/half_forms.h"

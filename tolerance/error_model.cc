@@ -7,7 +7,7 @@
 #include <map>
 #include <numbers>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/tensor/float_format.h"
 
 namespace difftest::tolerance {

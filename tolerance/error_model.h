@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/dtype.h"
+#include "compiler/types/dtype.h"
 
 namespace difftest::tolerance {
 
@@ -66,7 +66,7 @@ double summation_error(int64_t k, DType acc, const Options& o, double abs_sum, d
 // subnormal spacing (0 for exact dtypes).
 double rounding_error(double r, DType t);
 
-// largest_finite and smallest_normal of a dtype are in compiler/ir/dtype.h.
+// largest_finite and smallest_normal of a dtype are in compiler/types/dtype.h.
 // The comparison's absolute slack is smallest_normal of the output dtype.
 
 // Budget of a libm-grade function in units of u (4 ulps = 8 u): exp, log, tanh, ...

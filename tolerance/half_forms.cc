@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
 

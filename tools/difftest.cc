@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "tools/flags.h"
 
 namespace {

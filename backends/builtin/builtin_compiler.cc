@@ -8,7 +8,7 @@
 
 #include "backends/builtin/builtin_faults.h"
 #include "backends/builtin/random_orders.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/pass_manager.h"
 #include "compiler/tensor/npy.h"

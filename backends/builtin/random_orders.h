@@ -8,7 +8,7 @@
 
 #include "compiler/ir/ir.h"
 #include "compiler/pipeline/pipelines.h"
-#include "fuzz/rng.h"
+#include "compiler/support/rng.h"
 
 namespace difftest::backends {
 

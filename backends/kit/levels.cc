@@ -1,6 +1,6 @@
 #include "backends/kit/levels.h"
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "oracle/check/check.h"
 
 namespace difftest::backends {

@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/constant.h"
 #include "compiler/tensor/npy.h"

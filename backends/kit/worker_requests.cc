@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
 #include "oracle/check/wire.h"

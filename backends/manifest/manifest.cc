@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "oracle/io/json_file.h"
 
 namespace difftest::backends {

@@ -14,7 +14,7 @@
 
 #include "backends/kit/model_files.h"
 #include "backends/manifest/manifest_orders.h"
-#include "compiler/ir/dtype.h"
+#include "compiler/types/dtype.h"
 
 namespace difftest::backends {
 

@@ -13,7 +13,7 @@
 #include "backends/kit/levels.h"
 #include "backends/kit/reproducer_data.h"
 #include "backends/kit/worker_requests.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/fix_dims.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"

@@ -11,7 +11,7 @@
 #include "backends/onnxruntime/ort_culprit.h"
 #include "backends/onnxruntime/ort_report.h"
 #include "backends/onnxruntime/ort_session.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/tensor/npy.h"
 
 namespace difftest::backends {

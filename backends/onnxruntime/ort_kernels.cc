@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::backends {
 

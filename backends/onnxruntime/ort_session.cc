@@ -14,7 +14,7 @@
 #include "backends/kit/model_files.h"
 #include "backends/kit/worker_requests.h"
 #include "backends/onnxruntime/ort_kernels.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "oracle/isolate/worker_process.h"
 
 #ifndef DIFFTEST_ORT_DEFAULT_DIR

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "compiler/faults/faults.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::codegen {
 

@@ -14,7 +14,7 @@
 #include "compiler/codegen/arith.h"
 #include "compiler/codegen/vector_loop.h"
 #include "compiler/faults/faults.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/loop/printer.h"
 #include "compiler/loop/visitor.h"
 

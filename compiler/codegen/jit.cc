@@ -25,12 +25,15 @@
 #include "compiler/codegen/contract_multiply_adds.h"
 #include "compiler/codegen/llvm_passes.h"
 #include "compiler/codegen/scalar_halves_as_bits.h"
-#include "compiler/ir/diagnostics.h"
-#include "compiler/runtime/thread_pool.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::codegen {
 
 namespace {
+
+void serial_parallel_for(void (*body)(void*, int64_t, int64_t), void* closure, int64_t begin, int64_t end) {
+  if (begin < end) body(closure, begin, end);
+}
 
 template <typename T>
 T unwrap(llvm::Expected<T> v, const char* what) {
@@ -149,7 +152,8 @@ JitModule::JitModule(const loop::Module& m, const JitOptions& options) : impl_(s
   // binary exporting them (-rdynamic).
   llvm::orc::SymbolMap runtime;
   runtime[impl_->jit->mangleAndIntern("difftest_parallel_for")] = llvm::JITEvaluatedSymbol(
-      llvm::pointerToJITTargetAddress(&difftest_parallel_for), llvm::JITSymbolFlags::Exported);
+      llvm::pointerToJITTargetAddress(options.parallel_for != nullptr ? options.parallel_for : &serial_parallel_for),
+      llvm::JITSymbolFlags::Exported);
   check(dylib.define(llvm::orc::absoluteSymbols(std::move(runtime))), "defining runtime symbols");
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto mod = optimized_module(m, impl_->prefix, *ctx, *tm, options);

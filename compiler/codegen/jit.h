@@ -23,10 +23,19 @@ enum class MachineCode {
   Fast,
 };
 
+// What generated code calls for a `parallel` loop: body(closure, lo, hi) runs iterations
+// [lo, hi), and the call returns when every iteration has run. The runtime hands its thread
+// pool in (runtime/thread_pool.h); codegen knows no pool of its own.
+using ParallelFor = void (*)(void (*body)(void* closure, int64_t lo, int64_t hi), void* closure, int64_t begin,
+                             int64_t end);
+
 struct JitOptions {
   int llvm_opt_level = 0;  // 0..3: the IR pass pipeline, and the code generator's level when Optimized
   bool fma_contraction = false;
   MachineCode machine_code = MachineCode::Optimized;
+  // Null: a parallel loop runs serially in the calling thread (bitwise the same result, by the
+  // schedule contract of runtime/thread_pool.h).
+  ParallelFor parallel_for = nullptr;
 };
 
 class JitModule {

@@ -6,7 +6,7 @@
 #include <atomic>
 
 #include "compiler/faults/catalog.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::faults {
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "compiler/ir/ir.h"
-#include "compiler/ir/sym.h"
+#include "compiler/sym/sym.h"
 
 namespace difftest {
 

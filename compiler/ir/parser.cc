@@ -4,14 +4,12 @@
 
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
-#include "compiler/ir/lexer.h"
-#include "compiler/ir/sym_parse.h"
+#include "compiler/support/lexer.h"
+#include "compiler/sym/sym_parse.h"
 #include "compiler/ops/op.h"
 
 namespace difftest {
@@ -401,23 +399,6 @@ Program parse_program(std::string_view text, const std::string& file_name) {
   }
   Parser p(text, file_name);
   return p.program();
-}
-
-std::string read_text_file(const std::string& path, size_t max_bytes) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw UserError(ErrorKind::Io, fmt::format("'{}' is a directory", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(ErrorKind::Io, fmt::format("cannot read '{}'", path));
-  std::string data;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    data.append(buf, static_cast<size_t>(in.gcount()));
-    if (data.size() > max_bytes) {
-      throw UserError(ErrorKind::Limit, fmt::format("'{}' is larger than the limit of {} bytes", path, max_bytes));
-    }
-  }
-  if (in.bad()) throw UserError(ErrorKind::Io, fmt::format("error while reading '{}'", path));
-  return data;
 }
 
 Program parse_program_file(const std::string& path) { return parse_program(read_text_file(path), path); }

@@ -21,15 +21,11 @@
 #include <string_view>
 
 #include "compiler/ir/ir.h"
+#include "compiler/support/file_io.h"  // kMaxInputBytes, and read_text_file for parse_program_file
 
 namespace difftest {
 
-constexpr size_t kMaxInputBytes = size_t{64} << 20;
-
 Program parse_program(std::string_view text, const std::string& file_name = "");
 Program parse_program_file(const std::string& path);  // Io error when unreadable
-
-// Reads a whole file (Io error naming the path when it cannot be read or exceeds the limit).
-std::string read_text_file(const std::string& path, size_t max_bytes = kMaxInputBytes);
 
 }  // namespace difftest

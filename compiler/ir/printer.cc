@@ -1,5 +1,7 @@
 #include "compiler/ir/printer.h"
 
+#include "compiler/support/hash.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -94,15 +96,6 @@ std::string print(const Program& p) {
   for (const auto& v : p.outputs()) outs.push_back("%" + v.name());
   out += fmt::format("  return {}\n}}\n", fmt::join(outs, ", "));
   return out;
-}
-
-uint64_t fnv1a64(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
 }
 
 uint64_t program_hash(const Program& p) { return fnv1a64(print(p)); }

@@ -17,6 +17,5 @@ std::string print_constant(const ConstantInit& c, const TensorType& type);
 
 // FNV-1a 64 of the canonical text: a stable identity for a program on every machine.
 uint64_t program_hash(const Program& p);
-uint64_t fnv1a64(std::string_view bytes);
 
 }  // namespace difftest

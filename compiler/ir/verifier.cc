@@ -5,7 +5,7 @@
 #include <cmath>
 #include <unordered_set>
 
-#include "compiler/ir/sym_prove.h"
+#include "compiler/sym/sym_prove.h"
 #include "compiler/ops/op.h"
 
 namespace difftest {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/tensor/float_format.h"
 
 namespace difftest::loop {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/dtype.h"
+#include "compiler/types/dtype.h"
 #include "compiler/target/target.h"
 
 namespace difftest::loop {

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::loop::lexing {
 

@@ -17,7 +17,7 @@
 #include <optional>
 #include <set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/loop/lexer.h"
 #include "compiler/loop/verifier.h"

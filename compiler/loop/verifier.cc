@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/loop/printer.h"
 #include "compiler/loop/visitor.h"
 

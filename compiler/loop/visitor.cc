@@ -1,6 +1,6 @@
 #include "compiler/loop/visitor.h"
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::loop {
 

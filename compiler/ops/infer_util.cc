@@ -1,6 +1,6 @@
 #include "compiler/ops/infer_util.h"
 
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 
 namespace difftest::ops {
 

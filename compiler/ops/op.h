@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/ir.h"
-#include "compiler/ir/sym_prove.h"
+#include "compiler/types/tensor_type.h"
+#include "compiler/sym/sym_prove.h"
 
 namespace difftest {
+
+struct OpDef;
 
 enum class AttrKind { Int, Float, Bool, String, DType, OptDType, IntList, Sym, SymList };
 const char* attr_kind_name(AttrKind k);

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <map>
 
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/ops/infer_util.h"
 #include "compiler/ops/op.h"
 #include "compiler/ops/op_table.h"

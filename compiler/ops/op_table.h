@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ops/op.h"
 
 // The op families, in docs/ops.md's order; OpDef::family is one of them. X(family, arg).

@@ -1,7 +1,7 @@
 // Shape ops: data movement without arithmetic. All of them are exact.
 #include <set>
 
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/ops/infer_util.h"
 #include "compiler/ops/slice.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "compiler/faults/faults.h"
-#include "compiler/ir/hash_mix.h"
+#include "compiler/support/hash.h"
 
 namespace difftest::passes {
 

@@ -3,58 +3,17 @@
 #include <fmt/format.h>
 
 #include <limits>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "compiler/faults/faults.h"
-#include "compiler/ir/printer.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/ops/op.h"
-#include "compiler/pipeline/compile.h"
-#include "compiler/target/target.h"
 
 namespace difftest::passes {
 
 namespace {
-
-// The values of a one-call program compiled at O0, or nullopt when the op rejects its values at
-// run time (left to run time then). The variants of a check run FoldConstant on the same
-// program and fold the same calls, so a process compiles each distinct call once: the memo's
-// key is everything that compile depends on, the call program's IR text (exact: doubles print
-// in their shortest round-trip form), the target and the enabled faults.
-std::optional<std::vector<Tensor>> values_at_o0(const Program& one) {
-  static std::mutex mutex;
-  static std::map<std::string, std::optional<std::vector<Tensor>>> memo;
-  static size_t memo_bytes = 0;
-  const std::string key =
-      fmt::format("{}\n{}\n{}", target::default_target().name, fmt::join(faults::enabled_faults(), ","), print(one));
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = memo.find(key); it != memo.end()) return it->second;
-  }
-  std::optional<std::vector<Tensor>> values;
-  try {
-    values = pipeline::compile(one, pipeline::find_pipeline("O0")).run({});
-  } catch (const UserError&) {
-    values = std::nullopt;
-  }
-  size_t bytes = key.size();
-  if (values) {
-    for (const Tensor& t : *values) bytes += t.nbytes();
-  }
-  const std::lock_guard<std::mutex> lock(mutex);
-  // A long-lived process (the test suites, a reduction) stays bounded: a check needs only its
-  // own program's folds.
-  if (memo_bytes + bytes > (size_t{32} << 20)) {
-    memo.clear();
-    memo_bytes = 0;
-  }
-  if (memo.emplace(key, values).second) memo_bytes += bytes;
-  return values;
-}
 
 // `d` as a constant, when the simplifier or the ranges pin it to one value.
 std::optional<sym::Expr> static_dim(const sym::Expr& d, const sym::Ranges& ranges) {
@@ -169,7 +128,7 @@ std::vector<Binding> through_double(const std::string& op, const std::vector<Val
 
 class Folder {
  public:
-  explicit Folder(const Program& p) : ranges_(p.ranges()) {}
+  Folder(const Program& p, const ConstantEvaluator& evaluate) : ranges_(p.ranges()), evaluate_(evaluate) {}
 
   void add_constant(const Binding& b) { constants_.insert_or_assign(b.result().get(), b); }
   bool is_constant(const Value& v) const { return constants_.count(v.get()) > 0; }
@@ -255,7 +214,7 @@ class Folder {
       bindings.push_back(Binding::call(results, &call.op(), std::move(args), std::move(*attrs), call.loc()));
     }
     const Program one = Program::make("fold", {}, std::move(bindings), results);
-    const std::optional<std::vector<Tensor>> computed = values_at_o0(one);
+    const std::optional<std::vector<Tensor>> computed = evaluate_(one);
     if (!computed) return std::nullopt;
     const std::vector<Tensor>& values = *computed;
     for (const auto& v : values) {
@@ -269,13 +228,14 @@ class Folder {
   }
 
   sym::Ranges ranges_;
+  const ConstantEvaluator& evaluate_;
   std::unordered_map<const ValueNode*, Binding> constants_;
 };
 
 }  // namespace
 
-Program fold_constant(const Program& p) {
-  Folder folder(p);
+Program fold_constant(const Program& p, const ConstantEvaluator& evaluate) {
+  Folder folder(p, evaluate);
   std::unordered_map<const ValueNode*, Value> replaced;
   auto remap = [&](const Value& v) {
     auto it = replaced.find(v.get());

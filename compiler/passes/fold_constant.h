@@ -2,9 +2,10 @@
 // the same run; creation ops without operands count) is evaluated at compile time and its
 // results become literal constants.
 //
-// As in TVM, the compiler evaluates it: a one-op program over the constant operands is
-// compiled at O0 and run, so a folded value is exactly what the compiled op computes (and the
-// reference interpreter is never linked). Integer and bool results stay integers; float
+// As in TVM, the compiler evaluates it: a one-op program over the constant operands goes to the
+// evaluator the pipeline hands in, which compiles it at O0 and runs it
+// (pipeline/constant_evaluation.h), so a folded value is exactly what the compiled op computes
+// (and the reference interpreter is never linked); the pass itself stands below the pipeline. Integer and bool results stay integers; float
 // results are the dtype-rounded elements as doubles.
 //
 // A call is folded only when every operand and result shape simplifies to constants under
@@ -14,13 +15,21 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
 
 #include "compiler/ir/ir.h"
+#include "compiler/tensor/tensor.h"
 
 namespace difftest::passes {
 
 constexpr int64_t kMaxFoldedElements = 4096;  // per result
 
-Program fold_constant(const Program& p);  // p itself when nothing folds
+// The values of a program of one call over constants, or nullopt when the op rejects its values
+// at run time (the call is left to run time then).
+using ConstantEvaluator = std::function<std::optional<std::vector<Tensor>>(const Program& one)>;
+
+Program fold_constant(const Program& p, const ConstantEvaluator& evaluate);  // p itself when nothing folds
 
 }  // namespace difftest::passes

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "compiler/faults/faults.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/loop/visitor.h"
 
 namespace difftest::passes {

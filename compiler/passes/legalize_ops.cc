@@ -5,7 +5,7 @@
 #include <cctype>
 #include <set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/loop/verifier.h"
 #include "compiler/ops/op.h"
 #include "compiler/passes/legalize/lowering.h"

@@ -1,10 +1,10 @@
 #include "compiler/passes/loop_simplify.h"
 
 #include "compiler/faults/faults.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/ir.h"
-#include "compiler/ir/sym_prove.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_prove.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/loop/visitor.h"
 
 namespace difftest::passes {

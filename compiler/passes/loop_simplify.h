@@ -1,5 +1,5 @@
 // LoopSimplify: simplifies i64 index arithmetic through the symbolic simplifier
-// (compiler/ir/sym_simplify.h) under the ranges of the enclosing loop variables and of the dims,
+// (compiler/sym/sym_simplify.h) under the ranges of the enclosing loop variables and of the dims,
 // folds integer comparisons it can prove and constant boolean logic and selects, replaces a
 // loop of extent 1 by its body with the variable substituted by the loop's min, drops loops of
 // extent <= 0 and ifs whose condition is provable, and flattens nested sequences.
@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "compiler/ir/sym.h"
+#include "compiler/sym/sym.h"
 #include "compiler/loop/ir.h"
 
 namespace difftest::passes {

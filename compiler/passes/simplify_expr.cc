@@ -7,7 +7,7 @@
 #include <variant>
 
 #include "compiler/faults/faults.h"
-#include "compiler/ir/sym_prove.h"
+#include "compiler/sym/sym_prove.h"
 #include "compiler/ops/op.h"
 
 namespace difftest::passes {

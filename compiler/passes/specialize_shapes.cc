@@ -5,8 +5,8 @@
 #include <map>
 #include <unordered_map>
 
-#include "compiler/ir/sym_prove.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_prove.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/ops/op.h"
 
 namespace difftest::passes {

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "compiler/ir/ir.h"
-#include "compiler/ir/sym.h"
+#include "compiler/sym/sym.h"
 
 namespace difftest::passes {
 

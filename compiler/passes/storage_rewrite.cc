@@ -3,9 +3,9 @@
 #include <map>
 #include <set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/ir.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/loop/visitor.h"
 #include "compiler/passes/loop_simplify.h"
 

@@ -1,7 +1,7 @@
 #include "compiler/passes/unroll.h"
 
-#include "compiler/ir/diagnostics.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/loop/visitor.h"
 #include "compiler/passes/loop_simplify.h"
 

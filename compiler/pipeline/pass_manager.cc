@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/loop/printer.h"

@@ -4,6 +4,7 @@
 #include "compiler/passes/dead_code_elimination.h"
 #include "compiler/passes/decompose_ops.h"
 #include "compiler/passes/fold_constant.h"
+#include "compiler/pipeline/constant_evaluation.h"
 #include "compiler/passes/fuse_add_rms_norm.h"
 #include "compiler/passes/fuse_dequantize_matmul.h"
 #include "compiler/passes/fuse_loops.h"
@@ -29,7 +30,7 @@ const std::vector<PassInfo>& all_passes() {
   static const std::vector<PassInfo> passes = {
       // graph passes
       graph_pass("FoldConstant", "evaluate calls whose operands are all constants (with the compiler, at O0) into literals",
-                 passes::fold_constant),
+                 [](const Program& p) { return passes::fold_constant(p, values_at_o0); }),
       graph_pass("SimplifyExpr", "algebraic identities that are exact bit for bit (x*1, neg(neg(x)), cast round trips ...)",
                  passes::simplify_expr),
       graph_pass("CommonSubexprElimination",

@@ -7,7 +7,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/runtime/thread_pool.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/tensor/constant.h"
 
 namespace difftest::runtime {
@@ -75,9 +76,19 @@ sym::Env bind_dims(const Program& p, const std::map<std::string, Tensor>& inputs
   return env;
 }
 
+namespace {
+
+// The JIT's options with this runtime's thread pool behind `parallel` loops.
+codegen::JitOptions with_thread_pool(codegen::JitOptions options) {
+  if (options.parallel_for == nullptr) options.parallel_for = &difftest_parallel_for;
+  return options;
+}
+
+}  // namespace
+
 Executable::Executable(Program program, loop::Module module, const codegen::JitOptions& options)
     : program_(std::move(program)), module_(std::move(module)),
-      jit_(std::make_unique<codegen::JitModule>(module_, options)) {
+      jit_(std::make_unique<codegen::JitModule>(module_, with_thread_pool(options))) {
   for (const auto& c : module_.calls) kernels_.push_back(jit_->kernel(c.func));
 }
 

@@ -11,7 +11,7 @@
 #include <set>
 #include <string>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::target {
 

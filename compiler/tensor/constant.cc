@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest {
 

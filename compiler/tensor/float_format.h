@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "compiler/ir/dtype.h"
+#include "compiler/types/dtype.h"
 
 namespace difftest {
 

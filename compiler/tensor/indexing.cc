@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/tensor/tensor.h"
 
 namespace difftest {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 
 namespace difftest {

@@ -4,8 +4,9 @@
 
 #include <cstring>
 
-#include "compiler/ir/checked.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/checked.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/hash.h"
 #include "compiler/ir/ir.h"
 #include "compiler/tensor/float_format.h"
 
@@ -139,19 +140,10 @@ std::vector<int64_t> Tensor::to_ints() const {
 std::string Tensor::type_str() const { return fmt::format("{}{}", dtype_name(dtype_), shape_str(shape_)); }
 
 uint64_t Tensor::hash() const {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  auto mix = [&h](const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    for (size_t i = 0; i < n; ++i) {
-      h ^= b[i];
-      h *= 0x100000001b3ULL;
-    }
-  };
   const auto code = static_cast<uint8_t>(dtype_);
-  mix(&code, 1);
-  for (int64_t d : shape_) mix(&d, sizeof d);
-  mix(bytes_.data(), bytes_.size());
-  return h;
+  uint64_t h = fnv1a64(&code, 1, kFnv1aOffsetBasis);
+  for (int64_t d : shape_) h = fnv1a64(&d, sizeof d, h);
+  return fnv1a64(bytes_.data(), bytes_.size(), h);
 }
 
 }  // namespace difftest

@@ -4,7 +4,7 @@
 // judgement against the embedded reference that prints the worst element.
 #include <fmt/format.h>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "exporters/tvmscript/emit.h"
 

@@ -5,7 +5,7 @@
 // its bindings, for the reviewer who checks them against TVM.
 #include <fmt/format.h>
 
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 #include "exporters/tvmscript/emit.h"
 
 namespace difftest::exporters::tvmscript {

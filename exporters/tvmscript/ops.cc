@@ -5,8 +5,8 @@
 
 #include <functional>
 
-#include "compiler/ir/diagnostics.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/ops/op.h"
 #include "exporters/tvmscript/tvmscript.h"
 #include "exporters/tvmscript/emit.h"

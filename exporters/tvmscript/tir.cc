@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ops/op.h"
 #include "exporters/tvmscript/emit.h"
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/verifier.h"
 #include "interop/onnx/import.h"
 #include "oracle/check/case.h"

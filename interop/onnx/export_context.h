@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "compiler/ops/op_table.h"
-#include "fuzz/rng.h"
+#include "compiler/support/rng.h"
 #include "interop/onnx/export.h"
 
 namespace difftest::interop {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 #include "interop/onnx/export_context.h"
 
 namespace difftest::interop {

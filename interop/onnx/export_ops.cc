@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 #include "interop/onnx/export_context.h"
 
 namespace difftest::interop {

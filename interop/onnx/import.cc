@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "compiler/ir/sym_parse.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_parse.h"
+#include "compiler/sym/sym_simplify.h"
 #include "interop/onnx/import_context.h"
 
 namespace difftest::interop {

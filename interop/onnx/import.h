@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/ir.h"
 #include "interop/onnx/tensor_proto.h"
 

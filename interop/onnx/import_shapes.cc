@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 #include "interop/onnx/import_context.h"
 
 namespace difftest::interop {

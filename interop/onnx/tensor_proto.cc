@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "compiler/ir/diagnostics.h"
-#include "compiler/ir/parser.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/file_io.h"
 
 namespace difftest::interop {
 

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "compiler/ir/diagnostics.h"
-#include "compiler/ir/dtype.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/types/dtype.h"
 #include "compiler/tensor/tensor.h"
 
 namespace difftest::interop {

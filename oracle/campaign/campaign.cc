@@ -20,7 +20,8 @@
 #include <set>
 #include <sstream>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/hash.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
 #include "oracle/campaign/coverage_map.h"
@@ -77,8 +78,9 @@ nlohmann::json campaign_identity(const CampaignOptions& o) {
 }
 
 std::string failure_dir_name(const std::string& kind, const std::string& signature) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a: stable across machines, unlike std::hash
-  for (unsigned char ch : signature) h = (h ^ ch) * 1099511628211ull;
+  // FNV-1a from an offset basis with a digit missing (1469598103934665603, not ...6037), kept so
+  // that the failure directories of earlier campaigns keep their names on --resume.
+  const uint64_t h = fnv1a64(signature, 1469598103934665603ull);
   return fmt::format("{}-{:08x}", kind, static_cast<uint32_t>(h ^ (h >> 32)));
 }
 

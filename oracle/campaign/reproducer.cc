@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/printer.h"
 #include "compiler/tensor/npy.h"
 #include "reference/inputs.h"

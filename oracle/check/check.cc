@@ -8,10 +8,10 @@
 #include <memory>
 #include <optional>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/fix_dims.h"
 #include "compiler/ir/printer.h"
-#include "fuzz/rng.h"
+#include "compiler/support/rng.h"
 #include "oracle/check/wire.h"
 #include "oracle/isolate/clock.h"
 #include "reference/inputs.h"

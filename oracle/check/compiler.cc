@@ -1,6 +1,6 @@
 #include "oracle/check/compiler.h"
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::oracle {
 

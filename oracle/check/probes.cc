@@ -6,7 +6,7 @@
 #include <set>
 #include <unordered_set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::oracle {
 

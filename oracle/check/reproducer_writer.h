@@ -8,7 +8,7 @@
 #include <string>
 
 #include "compiler/ir/ir.h"
-#include "compiler/ir/sym.h"
+#include "compiler/sym/sym.h"
 #include "oracle/check/variant.h"
 
 namespace difftest::oracle {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "compiler/ir/sym.h"
+#include "compiler/sym/sym.h"
 
 namespace difftest::oracle {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "oracle/check/variant_ladder.h"
 
 namespace difftest::oracle {

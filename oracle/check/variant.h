@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/dtype.h"
+#include "compiler/types/dtype.h"
 
 namespace difftest::oracle {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "oracle/check/reproducer_writer.h"
 #include "oracle/check/variant_ladder.h"
 #include "oracle/io/json_file.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/sym.h"
+#include "compiler/sym/sym.h"
 #include "oracle/check/signature.h"
 #include "oracle/check/stage.h"
 #include "oracle/check/variant.h"

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::oracle {
 

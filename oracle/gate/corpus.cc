@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "oracle/check/verdict.h"

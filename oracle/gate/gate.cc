@@ -7,7 +7,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/tensor/npy.h"
 #include "oracle/gate/corpus.h"
 #include "oracle/io/json_file.h"

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <limits>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::oracle {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::oracle {
 

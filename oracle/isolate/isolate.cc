@@ -17,7 +17,7 @@
 #include <cstring>
 #include <limits>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "oracle/isolate/clock.h"
 
 namespace difftest::oracle {

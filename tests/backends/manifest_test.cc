@@ -9,7 +9,7 @@
 #include <fstream>
 #include <set>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 
 namespace difftest::backends {

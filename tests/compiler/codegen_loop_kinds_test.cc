@@ -11,8 +11,8 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/jit.h"
-#include "compiler/ir/sym_prove.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_prove.h"
+#include "compiler/sym/sym_simplify.h"
 #include "compiler/loop/parser.h"
 #include "compiler/loop/visitor.h"
 #include "compiler/passes/loop_simplify.h"

@@ -17,8 +17,8 @@
 #include <random>
 
 #include "compiler/codegen/jit.h"
-#include "compiler/ir/checked.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/checked.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/loop/parser.h"
 #include "compiler/tensor/float_format.h"
 #include "compiler/tensor/tensor.h"

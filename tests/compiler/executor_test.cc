@@ -9,7 +9,7 @@
 
 #include <initializer_list>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/pipeline/compile.h"

@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/loop/printer.h"

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <random>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/loop/parser.h"
 #include "compiler/loop/printer.h"

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::target {
 namespace {

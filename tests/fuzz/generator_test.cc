@@ -8,9 +8,10 @@
 #include <set>
 #include <sstream>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
+#include "compiler/support/hash.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
 #include "fuzz/generator.h"

@@ -2,7 +2,7 @@
 // stay in range and are reproducible.
 #include <gtest/gtest.h>
 
-#include "fuzz/rng.h"
+#include "compiler/support/rng.h"
 
 namespace difftest {
 namespace {

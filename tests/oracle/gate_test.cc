@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "compiler/faults/faults.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "oracle/gate/corpus.h"
 #include "tests/support/builtin.h"
 

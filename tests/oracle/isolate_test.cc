@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::oracle {
 namespace {

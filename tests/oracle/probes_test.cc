@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "compiler/faults/faults.h"
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/printer.h"
 #include "oracle/check/check.h"

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "oracle/campaign/record.h"
 #include "oracle/check/compiler.h"
 #include "oracle/check/signature.h"

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <limits>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/tensor/tensor.h"
 
 namespace difftest {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/tensor/npy.h"
 
 namespace difftest {

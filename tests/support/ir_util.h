@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"

@@ -6,6 +6,7 @@
 
 #include "compiler/codegen/jit.h"
 #include "compiler/loop/parser.h"
+#include "compiler/runtime/thread_pool.h"
 #include "compiler/target/target.h"
 #include "compiler/tensor/tensor.h"
 
@@ -25,7 +26,7 @@ inline void run_kernel(const std::string& text, const std::string& func, const s
                        std::vector<int64_t> dims, int level,
                        codegen::MachineCode effort = codegen::MachineCode::Optimized) {
   const loop::Module m = for_this_host(loop::parse_module(text, func + ".loop"));
-  const codegen::JitModule jit(m, codegen::JitOptions{level, /*fma_contraction=*/false, effort});
+  const codegen::JitModule jit(m, codegen::JitOptions{level, /*fma_contraction=*/false, effort, &difftest_parallel_for});
   std::vector<void*> pointers;
   for (Tensor* t : buffers) pointers.push_back(t->data());
   jit.kernel(func)(pointers.data(), dims.data());

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include "fuzz/rng.h"
+#include "compiler/support/rng.h"
 
 namespace difftest::testing {
 

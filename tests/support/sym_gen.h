@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/sym.h"
-#include "fuzz/rng.h"
+#include "compiler/sym/sym.h"
+#include "compiler/support/rng.h"
 
 namespace difftest::testing {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ir/parser.h"
 #include "tolerance/compare.h"
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <mutex>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/ops/op.h"
 
 namespace difftest::passes {

@@ -3,8 +3,8 @@
 // dead rules). Deterministic: the instances come from a fixed PCG32 stream.
 #include <gtest/gtest.h>
 
-#include "compiler/ir/diagnostics.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/sym/sym_simplify.h"
 #include "tests/support/sym_gen.h"
 
 namespace difftest::sym {

@@ -4,10 +4,10 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
-#include "compiler/ir/diagnostics.h"
-#include "compiler/ir/sym_parse.h"
-#include "compiler/ir/sym_poly.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/sym/sym_parse.h"
+#include "compiler/sym/sym_poly.h"
+#include "compiler/sym/sym_simplify.h"
 #include "tests/support/rc_choices.h"
 #include "tests/support/sym_gen.h"
 

@@ -1,10 +1,10 @@
 // Symbolic expressions: text round trip, evaluation and checked arithmetic.
 #include <gtest/gtest.h>
 
-#include "compiler/ir/checked.h"
-#include "compiler/ir/diagnostics.h"
-#include "compiler/ir/sym.h"
-#include "compiler/ir/sym_parse.h"
+#include "compiler/support/checked.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/sym/sym.h"
+#include "compiler/sym/sym_parse.h"
 
 namespace difftest::sym {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 #include "compiler/pipeline/pipelines.h"
 #include "tests/support/pass_testing.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest {
 

@@ -1,4 +1,4 @@
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/sym/sym_simplify.h"
 
 #include <fmt/format.h>
 
@@ -6,12 +6,12 @@
 #include <string>
 #include <unordered_map>
 
-#include "compiler/ir/checked.h"
-#include "compiler/ir/diagnostics.h"
-#include "compiler/ir/hash_mix.h"
-#include "compiler/ir/lexer.h"
-#include "compiler/ir/sym_parse.h"
-#include "compiler/ir/sym_poly.h"
+#include "compiler/support/checked.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/hash.h"
+#include "compiler/support/lexer.h"
+#include "compiler/sym/sym_parse.h"
+#include "compiler/sym/sym_poly.h"
 
 namespace difftest::sym {
 
@@ -28,7 +28,7 @@ struct RuleText {
 
 constexpr RuleText kRuleTexts[] = {
 #define RULE(lhs, rhs, condition, why) {lhs, rhs, condition, why},
-#include "compiler/ir/sym_rules.def"
+#include "compiler/sym/sym_rules.def"
 #undef RULE
 };
 

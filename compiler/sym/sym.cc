@@ -1,10 +1,10 @@
-#include "compiler/ir/sym.h"
+#include "compiler/sym/sym.h"
 
 #include <fmt/format.h>
 
-#include "compiler/ir/checked.h"
-#include "compiler/ir/diagnostics.h"
-#include "compiler/ir/hash_mix.h"
+#include "compiler/support/checked.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/support/hash.h"
 
 namespace difftest::sym {
 

@@ -1,4 +1,4 @@
-#include "compiler/ir/lexer.h"
+#include "compiler/support/lexer.h"
 
 #include <fmt/format.h>
 

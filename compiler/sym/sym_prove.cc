@@ -1,11 +1,11 @@
-#include "compiler/ir/sym_prove.h"
+#include "compiler/sym/sym_prove.h"
 
 #include <algorithm>
 
-#include "compiler/ir/checked.h"
-#include "compiler/ir/diagnostics.h"
-#include "compiler/ir/sym_poly.h"
-#include "compiler/ir/sym_simplify.h"
+#include "compiler/support/checked.h"
+#include "compiler/support/diagnostics.h"
+#include "compiler/sym/sym_poly.h"
+#include "compiler/sym/sym_simplify.h"
 
 namespace difftest::sym {
 

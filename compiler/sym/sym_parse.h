@@ -11,8 +11,8 @@
 #include <functional>
 #include <string_view>
 
-#include "compiler/ir/lexer.h"
-#include "compiler/ir/sym.h"
+#include "compiler/support/lexer.h"
+#include "compiler/sym/sym.h"
 
 namespace difftest::sym {
 

@@ -1,6 +1,6 @@
-#include "fuzz/rng.h"
+#include "compiler/support/rng.h"
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest {
 

@@ -1,11 +1,11 @@
-#include "compiler/ir/sym_parse.h"
+#include "compiler/sym/sym_parse.h"
 
 #include <fmt/format.h>
 
 #include <cctype>
 #include <charconv>
 
-#include "compiler/ir/checked.h"
+#include "compiler/support/checked.h"
 
 namespace difftest::sym {
 

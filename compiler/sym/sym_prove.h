@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "compiler/ir/sym.h"
+#include "compiler/sym/sym.h"
 
 namespace difftest::sym {
 

@@ -1,4 +1,4 @@
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
-#include "compiler/ir/checked.h"
+#include "compiler/support/checked.h"
 
 #include <fmt/format.h>
 
 #include <limits>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest::checked {
 

@@ -1,8 +1,8 @@
-#include "compiler/ir/sym_poly.h"
+#include "compiler/sym/sym_poly.h"
 
 #include <algorithm>
 
-#include "compiler/ir/checked.h"
+#include "compiler/support/checked.h"
 
 namespace difftest::sym {
 

@@ -1,9 +1,9 @@
-#include "compiler/ir/dtype.h"
+#include "compiler/types/dtype.h"
 
 #include <cmath>
 #include <limits>
 
-#include "compiler/ir/diagnostics.h"
+#include "compiler/support/diagnostics.h"
 
 namespace difftest {
 

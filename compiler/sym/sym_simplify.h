@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir/sym.h"
-#include "compiler/ir/sym_prove.h"
+#include "compiler/sym/sym.h"
+#include "compiler/sym/sym_prove.h"
 
 namespace difftest::sym {
 

@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "compiler/ir/sym.h"
+#include "compiler/sym/sym.h"
 
 namespace difftest::sym {
 

@@ -1,0 +1,14 @@
+// FoldConstant's evaluator (passes/fold_constant.h): a one-call program compiled at O0 and run.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/tensor/tensor.h"
+
+namespace difftest::pipeline {
+
+std::optional<std::vector<Tensor>> values_at_o0(const Program& one);
+
+}  // namespace difftest::pipeline
