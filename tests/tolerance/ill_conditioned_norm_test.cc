@@ -140,5 +140,29 @@ TEST(TwoElementNorm, TwoElementsNormalizeToTheImageOfTheirHalfDifference) {
   EXPECT_GE(sharp, 10) << "the trials must reach rows where d^2 is well above eps";
 }
 
+// A row whose squares pass the accumulator's range (f32: 3.4e38): an rms_norm or layer_norm
+// summing them in f32, as declared, overflows and answers 0 (the builtin compiler at every
+// level, seed 10007470 of a clean campaign); one that scales the row first answers the
+// normalized values. Both are correct, so the row is uncertain; a row of squares within range
+// is not.
+TEST(NormRange, ARowWhoseSquaresPassTheAccumulatorsRangeIsUncertain) {
+  for (const char* op : {"rms_norm(%x, %g)", "layer_norm(%x, %g, %b)"}) {
+    const Program p = testing::verified_program(
+        fmt::format("program @n() {{\n  %x: f32[2, 4] = param\n  %g: f32[4] = param\n  %b: f32[4] = param\n"
+                    "  %y: f32[2, 4] = {}\n  return %y\n}}\n",
+                    op),
+        "norm_range.ir");
+    std::map<std::string, Tensor> inputs;
+    inputs["x"] = Tensor::from_doubles(DType::f32, {2, 4}, {1e20, -2e20, 3e20, 1e19, 1e17, -2e17, 3e17, 1e16});
+    inputs["g"] = Tensor::from_doubles(DType::f32, {4}, {1, 1, 1, 1});
+    inputs["b"] = Tensor::from_doubles(DType::f32, {4}, {0, 0, 0, 0});
+    const BoundedProgram b = bound_program(p, {}, inputs, Options{});
+    ASSERT_FALSE(b.invalid) << op;
+    const Bounded& y = *b.outputs[0];
+    for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(y.uncertain[i]) << op << " element " << i;  // squares up to 9e40
+    for (size_t i = 4; i < 8; ++i) EXPECT_FALSE(y.uncertain[i]) << op << " element " << i;  // squares up to 9e34
+  }
+}
+
 }  // namespace
 }  // namespace difftest::tolerance

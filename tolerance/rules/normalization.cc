@@ -252,6 +252,14 @@ void norm_row(const RuleContext& c, const Bounded& x, Bounded& out, const Row& r
     p_sq += 4 * xv(i) * xv(i) * xs(i) * xs(i);
     p_second += xe(i) * xe(i);
   }
+  // A row whose squares can pass the accumulator's range: an implementation that sums them in A
+  // as declared overflows (an rms_norm of 1e20s in f32 gives 0 everywhere), one that scales the
+  // row first does not, and both are correct: the outcome is uncertain (seed 10007470 of a clean
+  // campaign, a prod over 13 wide inputs feeding an rms_norm).
+  if (!(q_abs < largest_finite(A)) || (centered && one_pass_variance_applies(A) && !(p_abs < largest_finite(A)))) {
+    mark_row(out, row);
+    return;
+  }
   const double q_err = inherited(q_lin, q_sq) + q_shared, p_err = inherited(p_lin, p_sq) + p_second;
   const double var = q / n;
   double e_var = (g * q_abs + q_err) / n + rounding_error(var, A);
