@@ -10,6 +10,48 @@
 
 namespace difftest::codegen {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kBf16RoundTruncates({
+    .name = "bf16-round-truncates",
+    .pass = "codegen",
+    .description = "codegen rounds f32 register values to bf16 by dropping the low 16 bits (toward zero) instead of "
+        "rounding to nearest even: every inexact bf16 result moves less than one ulp, always toward zero: the "
+        "truncating f32-to-bf16 conversion of early bf16 kernels",
+    .models = "the truncating f32-to-bf16 conversion of early bf16 kernels",
+});
+
+const faults::Fault kF16VectorRoundTruncates({
+    .name = "f16-vector-round-truncates",
+    .pass = "codegen",
+    .description = "codegen rounds f32 vector registers to f16 (after each f16 operation of a vectorized loop body) "
+        "toward zero instead of to nearest even: at most one ulp, on the elements that round away from zero, in "
+        "vector code only; a float-to-half routine that truncates",
+    .models = "a float-to-half conversion that truncates (dmlc/mshadow#368; TVM's bf16 cast 1 ulp low against ONNX "
+        "Runtime, apache/tvm#11171)",
+    .held_out = true,
+});
+
+const faults::Fault kRoundTiesAwayFromZero({
+    .name = "round-ties-away-from-zero",
+    .pass = "codegen",
+    .description = "codegen emits `round` (and every rounding built on it, quantize's included) as llvm.round, "
+        "which rounds halves away from zero, instead of rint's ties-to-even: wrong on exact ties only; the ONNX "
+        "Round lowering that gives round(0.5) = 1",
+    .models = "ONNX `Round` lowered to `llvm.round` (apache/tvm#18590)",
+    .held_out = true,
+});
+
+const faults::Fault kSubnormalLoadsFlushed({
+    .name = "subnormal-loads-flushed",
+    .pass = "codegen",
+    .description = "codegen flushes subnormal float values to signed zero as it loads them (denormals-are-zero), so "
+        "a subnormal intermediate stored by one kernel reads as 0 in the next: flush-to-zero turned on by a "
+        "fast-math setting",
+    .models = "flush-to-zero switched on by a compiler (pytorch/pytorch#126848)",
+    .held_out = true,
+});
+
 using loop::BinOp;
 using loop::CmpOp;
 
@@ -48,7 +90,7 @@ llvm::Type* Arith::shaped(llvm::Type* elem, const llvm::Value* like) {
 }
 
 llvm::Value* Arith::from_memory(llvm::Value* raw, DType t) {
-  if (is_float(t) && faults::enabled("subnormal-loads-flushed")) return flush_subnormal(from_memory_exact(raw, t), t);
+  if (is_float(t) && faults::enabled(kSubnormalLoadsFlushed)) return flush_subnormal(from_memory_exact(raw, t), t);
   return from_memory_exact(raw, t);
 }
 
@@ -103,7 +145,7 @@ llvm::Value* Arith::round_bf16(llvm::Value* v) {
   llvm::Type* ty = bits->getType();
   llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), 1);
   llvm::Value* r =
-      faults::enabled("bf16-round-truncates")
+      faults::enabled(kBf16RoundTruncates)
           ? b_.CreateAnd(bits, splat_int(ty, 0xFFFF0000u))
           : b_.CreateAnd(b_.CreateAdd(b_.CreateAdd(bits, splat_int(ty, 0x7FFF)), lsb), splat_int(ty, 0xFFFF0000u));
   llvm::Value* nan = b_.CreateFCmpUNO(v, v);
@@ -111,7 +153,7 @@ llvm::Value* Arith::round_bf16(llvm::Value* v) {
 }
 
 llvm::Value* Arith::round_f16(llvm::Value* v) {
-  if (v->getType()->isVectorTy() && faults::enabled("f16-vector-round-truncates")) return f16_toward_zero(v);
+  if (v->getType()->isVectorTy() && faults::enabled(kF16VectorRoundTruncates)) return f16_toward_zero(v);
   return b_.CreateFPExt(b_.CreateFPTrunc(v, shaped(b_.getHalfTy(), v)), v->getType());
 }
 
@@ -310,7 +352,7 @@ llvm::Value* Arith::call(const std::string& name, DType t, const std::vector<llv
                                                                     {"floor", llvm::Intrinsic::floor},
                                                                     {"ceil", llvm::Intrinsic::ceil},
                                                                     {"round", llvm::Intrinsic::rint}};
-  if (name == "round" && faults::enabled("round-ties-away-from-zero")) {
+  if (name == "round" && faults::enabled(kRoundTiesAwayFromZero)) {
     return round(call_intrinsic(llvm::Intrinsic::round, args[0]), t);
   }
   if (const auto it = exact.find(name); it != exact.end()) return round(call_intrinsic(it->second, args[0]), t);

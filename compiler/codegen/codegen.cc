@@ -20,6 +20,17 @@
 
 namespace difftest::codegen {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kCodegenStuckLoop({
+    .name = "codegen-stuck-loop",
+    .pass = "codegen",
+    .description = "codegen emits latches that add 0 instead of 1 to the outermost loops of elementwise "
+        "math-function kernels (exp, log, sqrt, tanh, erf, sin, cos, floor, round), so they never terminate: a "
+        "miscompiled loop latch",
+    .models = "a miscompiled loop latch",
+});
+
 namespace {
 
 using loop::BinOp;
@@ -48,7 +59,7 @@ class FunctionEmitter {
   FunctionEmitter(llvm::Module& m, llvm::Function* fn) : ctx_(m.getContext()), mod_(m), b_(ctx_), fn_(fn) {}
 
   void emit(const loop::PrimFunc& f) {
-    if (faults::enabled("codegen-stuck-loop")) stuck_outer_loops_ = stuck_loop_target(f);
+    if (faults::enabled(kCodegenStuckLoop)) stuck_outer_loops_ = stuck_loop_target(f);
     entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
     b_.SetInsertPoint(entry_);
     llvm::Value* bufs = fn_->getArg(0);

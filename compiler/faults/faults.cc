@@ -5,20 +5,16 @@
 #include <algorithm>
 #include <atomic>
 
-#include "compiler/faults/catalog.h"
 #include "compiler/support/diagnostics.h"
 
 namespace difftest::faults {
 
 namespace {
 
-std::vector<FaultInfo> registry() {
-  std::vector<FaultInfo> v;
-  for (auto part : {lowering_faults, graph_faults, schedule_faults, quantization_faults, held_out_faults}) {
-    for (auto& f : part()) v.push_back(std::move(f));
-  }
-  std::sort(v.begin(), v.end(), [](const FaultInfo& a, const FaultInfo& b) { return a.name < b.name; });
-  return v;
+// The faults declared so far, in the order their files were initialized.
+std::vector<const Fault*>& declared() {
+  static std::vector<const Fault*> faults;
+  return faults;
 }
 
 // The enabled faults, sorted, and whether there are any (the fast path of enabled()).
@@ -27,11 +23,6 @@ std::vector<std::string>& enabled_set() {
   return set;
 }
 std::atomic<bool> any_enabled{false};
-
-bool known(const std::string& name) {
-  const auto& all = all_faults();
-  return std::any_of(all.begin(), all.end(), [&](const FaultInfo& f) { return f.name == name; });
-}
 
 void set_enabled(std::vector<std::string> names) {
   std::sort(names.begin(), names.end());
@@ -42,13 +33,31 @@ void set_enabled(std::vector<std::string> names) {
 
 }  // namespace
 
+Fault::Fault(FaultInfo info) : info_(std::move(info)) { declared().push_back(this); }
+
 const std::vector<FaultInfo>& all_faults() {
-  static const std::vector<FaultInfo> faults = registry();
+  // Built at the first call, in main: every declaration's static initialization has run by then.
+  static const std::vector<FaultInfo> faults = [] {
+    std::vector<FaultInfo> v;
+    for (const Fault* f : declared()) v.push_back(f->info());
+    std::sort(v.begin(), v.end(), [](const FaultInfo& a, const FaultInfo& b) { return a.name < b.name; });
+    for (size_t i = 1; i < v.size(); ++i) {
+      DT_CHECK(v[i - 1].name != v[i].name, fmt::format("the fault '{}' is declared twice", v[i].name));
+    }
+    return v;
+  }();
   return faults;
 }
 
+const Fault* find(const std::string& name) {
+  for (const Fault* f : declared()) {
+    if (f->name() == name) return f;
+  }
+  return nullptr;
+}
+
 void enable(const std::string& name) {
-  if (!known(name)) {
+  if (find(name) == nullptr) {
     std::vector<std::string> names;
     for (const auto& f : all_faults()) names.push_back(f.name);
     throw UserError(ErrorKind::Usage, fmt::format("unknown fault '{}' (known: {})", name, fmt::join(names, ", ")));
@@ -60,11 +69,10 @@ void enable(const std::string& name) {
 
 void disable_all() { set_enabled({}); }
 
-bool enabled(const std::string& name) {
+bool enabled(const Fault& fault) {
   if (!any_enabled.load(std::memory_order_relaxed)) return false;
-  DT_CHECK(known(name), fmt::format("faults::enabled: no fault named '{}' is registered", name));
   const auto& set = enabled_set();
-  return std::binary_search(set.begin(), set.end(), name);
+  return std::binary_search(set.begin(), set.end(), fault.name());
 }
 
 std::vector<std::string> enabled_faults() { return enabled_set(); }

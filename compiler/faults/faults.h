@@ -1,9 +1,16 @@
-// Fault injection: a registry of named, documented compiler bugs that can be switched on.
+// Fault injection: named, documented compiler bugs that can be switched on.
 //
-// Each fault is a small guarded branch `if (faults::enabled("name")) { ... }` in the pass (or
-// in codegen) it breaks, modelled on a real bug class, so that the harness can be tested
-// against known bugs: the oracle must turn each one into the right verdict. With no fault
-// enabled the compiler is unchanged. docs/faults.md lists the faults.
+// A fault is declared once, at namespace scope of the file whose code it breaks, as LLVM
+// declares its debug counters where they count:
+//
+//   const faults::Fault kMulDropsTail({.name = "mul-drops-tail", .pass = "LegalizeOps",
+//                                      .description = "...", .models = "..."});
+//
+// and its guarded branch checks it by value, `if (faults::enabled(kMulDropsTail)) { ... }`, so
+// that a misspelt fault does not compile. The declaration enters it into the catalog
+// (all_faults(): nothing else lists the faults). Each models a real bug class, so that the
+// harness can be tested against known bugs: the oracle must turn each one into the right
+// verdict. With no fault enabled the compiler is unchanged. docs/faults.md lists the faults.
 //
 // The set of enabled faults is process-global: a forked child (oracle/isolate.h) inherits it,
 // which is how the compiler in the oracle's child sees the faults the parent enabled. Enable
@@ -19,24 +26,40 @@ namespace difftest::faults {
 
 struct FaultInfo {
   std::string name;         // lowercase kebab-case
-  std::string description;  // one line: what breaks, where, and the real bug class it models
-  std::string pass;         // the pass (or "codegen") it lives in
+  std::string pass;         // the pass (or "codegen") it lives in: a name of the pass registry
+  std::string description;  // one line: what breaks, and where
+  std::string models;       // the real bug (class) it models, with its upstream issue where there is one
   // Written apart from the generator and never used to tune it: the detection benchmark
   // reports these faults as its held-out set (docs/faults.md, "Tuning set and held-out set").
   bool held_out = false;
 };
 
-// Every known fault, sorted by name.
+// A declared fault (see above). Declare it at namespace scope only: its construction, during
+// static initialization, is what enters it into the catalog.
+class Fault {
+ public:
+  explicit Fault(FaultInfo info);
+  Fault(const Fault&) = delete;
+  Fault& operator=(const Fault&) = delete;
+  const FaultInfo& info() const { return info_; }
+  const std::string& name() const { return info_.name; }
+
+ private:
+  FaultInfo info_;
+};
+
+// Every declared fault, sorted by name.
 const std::vector<FaultInfo>& all_faults();
+// The declared fault of that name, or null.
+const Fault* find(const std::string& name);
 
 // Turns a fault on. UserError(ErrorKind::Usage) naming the known faults when `name` is unknown.
 void enable(const std::string& name);
 void disable_all();
 
 // Whether a fault is on: the check a guarded branch makes. One relaxed atomic load when no
-// fault is enabled. While any fault is on, asking about an unregistered name is an internal
-// error (a misspelt guard would otherwise never fire).
-bool enabled(const std::string& name);
+// fault is enabled.
+bool enabled(const Fault& fault);
 
 // The enabled faults, sorted (for verdicts and reproducers).
 std::vector<std::string> enabled_faults();

@@ -11,6 +11,17 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kCseIgnoresTransposeFlags({
+    .name = "cse-ignores-transpose-flags",
+    .pass = "CommonSubexprElimination",
+    .description = "CommonSubexprElimination leaves matmul's transpose_a/transpose_b out of the attributes it "
+        "compares, so x @ W and x @ W^T of a square W merge into one: a CSE key that omits attributes (TVM's "
+        "structural equality once ignored some attributes)",
+    .models = "a CSE key that leaves out attributes (structural-equality bugs that ignored attributes)",
+});
+
 namespace {
 
 // Bitwise, so -0.0 and +0.0 stay apart (1/x tells them apart) and a NaN equals itself.
@@ -34,7 +45,7 @@ bool same_attrs(const Attrs& a, const Attrs& b) {
   const auto& x = a.items();
   const auto& y = b.items();
   if (x.size() != y.size()) return false;
-  const bool ignore_transpose = faults::enabled("cse-ignores-transpose-flags");
+  const bool ignore_transpose = faults::enabled(kCseIgnoresTransposeFlags);
   for (size_t i = 0; i < x.size(); ++i) {
     if (x[i].first != y[i].first) return false;
     if (ignore_transpose && (x[i].first == "transpose_a" || x[i].first == "transpose_b")) continue;

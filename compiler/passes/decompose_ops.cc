@@ -12,6 +12,36 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kDecomposeSoftcapDropped({
+    .name = "decompose-softcap-dropped",
+    .pass = "DecomposeOps",
+    .description = "DecomposeOps writes attention without its logit soft-capping (softcap * tanh(s / softcap)), so "
+        "the decomposed attention of O2/O3 uses the raw scores: an error of about s^3 / (3 softcap^2) in each "
+        "score, small while the scores are small next to the cap; an attention path that silently ignores softcap",
+    .models = "the Gemma-2/Grok soft-capping silently ignored by one attention path (sgl-project/sglang#33915; "
+        "huggingface/transformers#31887 for SDPA)",
+    .held_out = true,
+});
+
+const faults::Fault kDecomposeWindowOffByOne({
+    .name = "decompose-window-off-by-one",
+    .pass = "DecomposeOps",
+    .description = "DecomposeOps builds the sliding-window mask of attention with window + 1, admitting one key too "
+        "many per row: the Gemma-3/Mistral sliding-window off-by-one (q_pos - kv_pos <= window instead of <)",
+    .models = "the Gemma-3/Mistral sliding-window off-by-one (`q_pos - kv_pos <= window` where the model means `<`)",
+});
+
+const faults::Fault kSoftmaxNoMaxSubtraction({
+    .name = "softmax-no-max-subtraction",
+    .pass = "DecomposeOps",
+    .description = "DecomposeOps writes softmax (also inside attention) as exp(x) / sum(exp(x)) without subtracting "
+        "the row maximum, so exp overflows to inf once a logit passes log(max) of the accumulator (88.7 in f32, "
+        "11.1 in f16) and the row becomes NaN: the unstable softmax",
+    .models = "the unstable softmax",
+});
+
 namespace {
 
 using AttrList = std::vector<std::pair<std::string, AttrValue>>;
@@ -99,7 +129,7 @@ double lowest_finite(DType t) {
 // The reference's softmax: m = max, d = x - m, e = exp(d), s = sum(e), e / s (log: d - log s).
 Value softmax_chain(Chain& c, const Value& x, int axis, bool log) {
   // Without the max subtracted, exp overflows once a logit passes the dtype's log(max).
-  const bool skip_max = faults::enabled("softmax-no-max-subtraction");
+  const bool skip_max = faults::enabled(kSoftmaxNoMaxSubtraction);
   const Value d = skip_max ? x : c.call("sub", {x, c.reduce("max", x, axis)});
   const Value e = c.call("exp", {d});
   const Value s = c.reduce("sum", e, axis);
@@ -196,7 +226,7 @@ std::optional<Value> attention(Chain& c, const Binding& b) {
   Value s = c.call("matmul", {qh, kh}, {{"transpose_b", true}}, "scores");
   s = c.call("mul", {s, c.scalar(scale, A, "scale")}, {}, "scaled");
   const double cap = at.get_float("softcap");
-  if (cap > 0 && !faults::enabled("decompose-softcap-dropped")) {
+  if (cap > 0 && !faults::enabled(kDecomposeSoftcapDropped)) {
     const Value capv = c.scalar(cap, A, "softcap");
     s = c.call("mul", {c.call("tanh", {c.call("div", {s, capv}, {}, "capped")}), capv}, {}, "capped");
   }
@@ -205,7 +235,7 @@ std::optional<Value> attention(Chain& c, const Binding& b) {
   if (b.args().size() > 3) mask = b.args()[3];
   int64_t window = at.get_int("window");
   // Gemma-3/Mistral window bugs compare q_pos - kv_pos <= window where the model means <.
-  if (window > 0 && faults::enabled("decompose-window-off-by-one")) window += 1;
+  if (window > 0 && faults::enabled(kDecomposeWindowOffByOne)) window += 1;
   std::optional<Value> rule;
   if (window > 0) {
     rule = c.call("sliding_window_mask", {},

@@ -13,6 +13,28 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kFoldConstantIntDivDouble({
+    .name = "fold-constant-int-div-double",
+    .pass = "FoldConstant",
+    .description = "FoldConstant folds integer floor_divide/floor_mod of constants as (T)((double)a / (double)b): "
+        "the C conversion truncates toward zero where the op floors (-7 // 2 folds to -3, -7 % 2 to -1) and int64 "
+        "operands past 2^53 round; models a folding engine holding constants as double (generated integer constants "
+        "stay within +-100, so the truncation is what they expose)",
+    .models = "a folding engine that holds constants as doubles: C's conversion truncates toward zero where the op "
+        "floors",
+});
+
+const faults::Fault kFoldConstantSymbolicShape({
+    .name = "fold-constant-symbolic-shape",
+    .pass = "FoldConstant",
+    .description = "FoldConstant folds a creation op of symbolic shape (arange, causal/sliding-window masks, fills) "
+        "with every dim at its lower bound and stretches the literal by clipping: TVM's "
+        "FoldConstant-on-symbolic-shapes bug class, wrong wherever a dim exceeds the guess",
+    .models = "TVM's FoldConstant on symbolic shapes (evaluating with a guessed or hinted dim)",
+});
+
 namespace {
 
 // `d` as a constant, when the simplifier or the ranges pin it to one value.
@@ -208,7 +230,7 @@ class Folder {
     for (size_t i = 0; i < result_types.size(); ++i) {
       results.push_back(Value::make(call.results()[i].name(), result_types[i]));
     }
-    if (faults::enabled("fold-constant-int-div-double") && truncates_through_double(call)) {
+    if (faults::enabled(kFoldConstantIntDivDouble) && truncates_through_double(call)) {
       for (auto& b : through_double(call.op().name, args, results.front())) bindings.push_back(std::move(b));
     } else {
       bindings.push_back(Binding::call(results, &call.op(), std::move(args), std::move(*attrs), call.loc()));
@@ -244,7 +266,7 @@ Program fold_constant(const Program& p, const ConstantEvaluator& evaluate) {
   std::vector<Binding> out;
   bool changed = false;
   std::unordered_set<std::string> names;  // the fault's fresh values must not clash
-  if (faults::enabled("fold-constant-symbolic-shape")) {
+  if (faults::enabled(kFoldConstantSymbolicShape)) {
     for (const Binding& b : p.bindings()) {
       for (const auto& r : b.results()) names.insert(r.name());
     }
@@ -266,7 +288,7 @@ Program fold_constant(const Program& p, const ConstantEvaluator& evaluate) {
     Binding call = args_changed ? Binding::call(b.results(), &b.op(), std::move(args), b.attrs(), b.loc()) : b;
     std::optional<std::vector<Binding>> folded;
     if (all_constant) folded = folder.fold(call);
-    if (!folded && all_constant && faults::enabled("fold-constant-symbolic-shape")) {
+    if (!folded && all_constant && faults::enabled(kFoldConstantSymbolicShape)) {
       if (auto guessed = folder.fold_guessing_dims(call, names)) {
         for (const Binding& g : *guessed) {
           if (g.kind() == BindingKind::Const) folder.add_constant(g);

@@ -13,6 +13,26 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kFusedDequantizeMatmulWrongScale({
+    .name = "fused-dequantize-matmul-wrong-scale",
+    .pass = "FuseLoops",
+    .description = "FuseLoops, inlining a dequantize into the matmul/linear it is fused with, reads the scale of "
+        "group max(k // group - 1, 0), so every group after the first uses its predecessor's scale: a fused "
+        "dequantize-matmul kernel whose scale index is off by one group",
+    .models = "a fused dequantize-matmul kernel whose scale index is off by one group",
+});
+
+const faults::Fault kFusedEpilogueTwice({
+    .name = "fused-epilogue-twice",
+    .pass = "FuseLoops",
+    .description = "FuseLoops emits an elementwise epilogue that reads the kept result of a matmul or reduction in "
+        "its fused kernel twice, the second copy reading what the first wrote (y = f(f(acc))): an epilogue fused "
+        "into a reduction's final store and also left in place; invisible for idempotent epilogues such as relu",
+    .models = "an epilogue fused into a reduction's final store and also left in place as a separate loop",
+});
+
 namespace {
 
 using loop::Buffer;
@@ -259,7 +279,7 @@ class Fuser {
     std::vector<Stmt> kept(bodies.size());
     for (size_t k = 0; k < bodies.size(); ++k) {
       std::map<std::string, Producer> stale;
-      const bool stale_scales = faults::enabled("fused-dequantize-matmul-wrong-scale") && is_dot(k);
+      const bool stale_scales = faults::enabled(kFusedDequantizeMatmulWrongScale) && is_dot(k);
       if (stale_scales) stale = with_stale_scales(producers, producer_member);
       const Stmt body = Inline(stale_scales ? stale : producers, needed).mutate(bodies[k]);
       const std::set<std::string>& outs = outs_[k];
@@ -272,7 +292,7 @@ class Fuser {
           continue;
         }
       }
-      kept[k] = faults::enabled("fused-epilogue-twice") ? with_epilogue_twice(body, k, producers, value_buffers) : body;
+      kept[k] = faults::enabled(kFusedEpilogueTwice) ? with_epilogue_twice(body, k, producers, value_buffers) : body;
     }
     for (const auto& name : needed) kept[producer_member.at(name)] = bodies[producer_member.at(name)];
     std::vector<Stmt> seq;

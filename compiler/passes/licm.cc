@@ -12,6 +12,17 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kLicmHoistsDependentLoad({
+    .name = "licm-hoists-dependent-load",
+    .pass = "LICM",
+    .description = "LICM leaves the loop's own stores out of its alias check and hoists a load of a buffer the loop "
+        "writes (the partial-sum combine of a scheduled reduction reads back part[0] on every iteration), so every "
+        "iteration sees the value from before the loop: loop-invariant code motion across a loop-carried dependence",
+    .models = "loop-invariant code motion across a loop-carried dependence",
+});
+
 namespace {
 
 using loop::Buffer;
@@ -141,7 +152,7 @@ class Hoister : public loop::Mutator {
     // Fault licm-hoists-dependent-load: the loop's own stores are left out of the alias check,
     // so a load the loop feeds (an accumulator read back on the next iteration) is hoisted and
     // every iteration sees the value from before the loop.
-    if (n.kind == ExprKind::Load && ((fx.stored.count(n.buffer.name()) && !faults::enabled("licm-hoists-dependent-load")) ||
+    if (n.kind == ExprKind::Load && ((fx.stored.count(n.buffer.name()) && !faults::enabled(kLicmHoistsDependentLoad)) ||
                                      fx.allocated.count(n.buffer.name()))) {
       return false;
     }

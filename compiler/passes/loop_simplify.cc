@@ -9,6 +9,17 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kFloorDivAsTruncDiv({
+    .name = "floor-div-as-trunc-div",
+    .pass = "LoopSimplify",
+    .description = "LoopSimplify rewrites floor division and floor modulo of signed-integer or float values with "
+        "truncating semantics (-7 // 2 = -3, -7 % 2 = -1), wrong where the operands' signs differ and the division "
+        "is inexact: a simplifier treating floordiv as truncdiv for operands it cannot prove non-negative",
+    .models = "a simplifier that treats floordiv as truncdiv for operands it cannot prove non-negative",
+});
+
 using loop::BinOp;
 using loop::Expr;
 using loop::ExprKind;
@@ -150,7 +161,7 @@ class Simplifier : public loop::Mutator {
         if (is_bool_imm(n.operands[0])) return bool_imm(!bool_value(n.operands[0]));
         break;
       case ExprKind::Binary:
-        if ((n.bin == BinOp::FloorDiv || n.bin == BinOp::FloorMod) && faults::enabled("floor-div-as-trunc-div")) {
+        if ((n.bin == BinOp::FloorDiv || n.bin == BinOp::FloorMod) && faults::enabled(kFloorDivAsTruncDiv)) {
           return truncating(m);
         }
         if (n.bin == BinOp::And || n.bin == BinOp::Or) {

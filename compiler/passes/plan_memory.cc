@@ -8,6 +8,18 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kPlanMemoryReusesLiveBuffer({
+    .name = "plan-memory-reuses-live-buffer",
+    .pass = "PlanMemory",
+    .description = "PlanMemory ends a value's live interval before its last use, so a call's output may share a "
+        "storage slot with an input that dies at that call and the kernel overwrites what it still reads (a matmul "
+        "or a reduction; an elementwise kernel reading the element it writes survives): an off-by-one in a memory "
+        "planner's liveness",
+    .models = "an off-by-one in the liveness of a memory planner",
+});
+
 namespace {
 
 class Stores : public loop::Visitor {
@@ -49,7 +61,7 @@ loop::Module plan_memory(const loop::Module& m) {
   // Fault plan-memory-reuses-live-buffer: liveness ends before the last use instead of after
   // it, so a call's output may take the slot of an input that dies at that very call (an
   // off-by-one in the live interval's end): the kernel overwrites what it still reads.
-  const size_t last_use_counted = faults::enabled("plan-memory-reuses-live-buffer") ? 0 : 1;
+  const size_t last_use_counted = faults::enabled(kPlanMemoryReusesLiveBuffer) ? 0 : 1;
   std::vector<std::vector<std::string>> slots;
   std::vector<std::string> occupant;  // per slot, its latest member
   for (size_t k = 0; k < m.calls.size(); ++k) {

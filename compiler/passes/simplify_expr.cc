@@ -12,6 +12,18 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kSimplifyPermuteComposedBackwards({
+    .name = "simplify-permute-composed-backwards",
+    .pass = "SimplifyExpr",
+    .description = "SimplifyExpr's permute-permute rule composes two permute_dims in the wrong order (c[k] = "
+        "outer[inner[k]] instead of inner[outer[k]]): right when the two commute (a transpose and its inverse, "
+        "equal permutations, rank 2), wrong for rank >= 3 pairs that do not: a peephole fusing two transposes",
+    .models = "the ONNX exporter's peephole fusing two transposes into the wrong `perm` (pytorch/pytorch#7868)",
+    .held_out = true,
+});
+
 namespace {
 
 // The program built so far: rules look through operands to the bindings that define them.
@@ -223,7 +235,7 @@ const std::vector<Rule>& rules() {
          const std::vector<int64_t> a = permutation(*inner, rank);
          const std::vector<int64_t> o = permutation(b, rank);
          std::vector<int64_t> composed;
-         if (faults::enabled("simplify-permute-composed-backwards")) {
+         if (faults::enabled(kSimplifyPermuteComposedBackwards)) {
            for (int64_t k : a) composed.push_back(o[static_cast<size_t>(k)]);
          } else {
            for (int64_t k : o) composed.push_back(a[static_cast<size_t>(k)]);

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/support/diagnostics.h"
@@ -64,6 +67,7 @@ TEST(Faults, NamesAreKebabCaseSortedAndDescribed) {
   for (const auto& f : faults::all_faults()) {
     EXPECT_TRUE(is_kebab_case(f.name)) << f.name;
     EXPECT_FALSE(f.description.empty()) << f.name;
+    EXPECT_FALSE(f.models.empty()) << f.name << ": the real bug it models";
     EXPECT_EQ(f.description.find('\n'), std::string::npos) << f.name;
     if (f.pass != "codegen") {
       EXPECT_NO_THROW(pipeline::find_pass(f.pass)) << f.name << ": " << f.pass;
@@ -86,15 +90,15 @@ TEST(Faults, UnknownNameIsAUsageErrorListingTheKnownOnes) {
 
 TEST(Faults, EnableDisableAndEnabledFaults) {
   faults::disable_all();
-  for (const auto& n : fault_names()) EXPECT_FALSE(faults::enabled(n)) << n;
+  for (const auto& n : fault_names()) EXPECT_FALSE(faults::enabled(*faults::find(n))) << n;
   const auto names = fault_names();
   for (auto it = names.rbegin(); it != names.rend(); ++it) faults::enable(*it);
   faults::enable(names.front());  // twice: still listed once
   EXPECT_EQ(faults::enabled_faults(), names);
-  for (const auto& n : names) EXPECT_TRUE(faults::enabled(n)) << n;
+  for (const auto& n : names) EXPECT_TRUE(faults::enabled(*faults::find(n))) << n;
   faults::disable_all();
   EXPECT_TRUE(faults::enabled_faults().empty());
-  for (const auto& n : names) EXPECT_FALSE(faults::enabled(n)) << n;
+  for (const auto& n : names) EXPECT_FALSE(faults::enabled(*faults::find(n))) << n;
 }
 
 TEST(Faults, ScopedFaultsRestoresThePreviousSet) {
@@ -218,6 +222,29 @@ const FaultCase& case_of(const std::string& fault) {
 }
 
 std::string failure(const oracle::Verdict& v) { return v.first_failure() ? v.first_failure()->message : ""; }
+
+// The checklist of docs/faults.md ("Writing a fault"), kept whole: every declared fault has a
+// case of its verdict, a row in the catalog's tables and a reduced reproducer in the corpus, and
+// nothing names a fault that is not declared.
+TEST(Faults, EveryDeclaredFaultHasACaseACatalogRowAndAReproducer) {
+  const std::vector<std::string> declared = fault_names();
+  std::set<std::string> cases, rows, reproducers;
+  for (const auto& c : testing::all_fault_cases()) cases.insert(c.fault);
+  std::ifstream doc(std::string(DIFFTEST_SOURCE_DIR) + "/docs/faults.md");
+  ASSERT_TRUE(doc) << "docs/faults.md";
+  bool in_catalog = false;
+  for (std::string line; std::getline(doc, line);) {
+    if (line.rfind("## ", 0) == 0) in_catalog = line == "## The catalog";
+    if (in_catalog && line.rfind("| `", 0) == 0) rows.insert(line.substr(3, line.find('`', 3) - 3));
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(DIFFTEST_SOURCE_DIR) + "/corpus/faults")) {
+    if (entry.path().extension() == ".ir") reproducers.insert(entry.path().stem().string());
+  }
+  const std::set<std::string> names(declared.begin(), declared.end());
+  EXPECT_EQ(cases, names) << "tests/compiler/fault_cases_*.cc";
+  EXPECT_EQ(rows, names) << "docs/faults.md, The catalog";
+  EXPECT_EQ(reproducers, names) << "corpus/faults/";
+}
 
 // Culprit-pass bisection must be able to name the pass a fault lives in: the same pipeline
 // without that one pass is right with the fault on.

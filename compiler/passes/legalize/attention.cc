@@ -9,6 +9,49 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kGqaKvHeadModulo({
+    .name = "gqa-kv-head-modulo",
+    .pass = "LegalizeOps",
+    .description = "The attention lowering maps query head h to kv head h % Hkv instead of h / (Hq / Hkv): right "
+        "without grouping or with one kv head, wrong for grouped-query attention with several kv heads: tile where "
+        "repeat_interleave was meant",
+    .models = "tile where repeat_interleave was meant (onnx/onnx#7274, ONNX Attention's GQA function body)",
+    .held_out = true,
+});
+
+const faults::Fault kRopeThetaLocalEverywhere({
+    .name = "rope-theta-local-everywhere",
+    .pass = "LegalizeOps",
+    .description = "The rope lowering uses theta 10000 whatever the op's theta, so rotary embeddings of global "
+        "layers (Gemma-3 uses theta 1e6 there, 1e4 on local layers) rotate with the local base: a per-layer RoPE "
+        "parameter replaced by the model-wide default",
+    .models = "a per-layer RoPE base replaced by the model-wide default: Gemma-3 uses 10000 on its sliding-window "
+        "layers and 1,000,000 on its global ones",
+});
+
+const faults::Fault kSlidingWindowSinkIgnored({
+    .name = "sliding-window-sink-ignored",
+    .pass = "LegalizeOps",
+    .description = "The attention and sliding_window_mask lowerings drop the sink keys of a sliding window (j < "
+        "sink stays hidden once it leaves the window), so rows past the window lose their attention sinks: "
+        "StreamingLLM-style sinks ignored by a kernel that only implements the window",
+    .models = "StreamingLLM-style attention sinks dropped by a kernel that only implements the window (Mistral's "
+        "SWA with sinks, GPT-OSS)",
+});
+
+const faults::Fault kWindowStartIgnoresOffset({
+    .name = "window-start-ignores-offset",
+    .pass = "LegalizeOps",
+    .description = "The attention and mask lowerings start a sliding window at row index i - window instead of "
+        "position offset + i - window, so with a KV-cache offset each row also admits up to `offset` keys before "
+        "its window; right at offset 0: a window computed in query coordinates, not in cache positions",
+    .models = "causal/window alignment with a KV-cache offset (Dao-AILab/flash-attention#951, top-left vs "
+        "bottom-right alignment)",
+    .held_out = true,
+});
+
 namespace {
 
 using loop::Expr;
@@ -29,8 +72,8 @@ struct Admission {
     if (mask.defined()) ok = mask[i * kv_len + j];
     if (causal || window > 0) ok = ok && j <= p;
     if (window > 0) {
-      Expr in_window = j > (faults::enabled("window-start-ignores-offset") ? i : p) - window;
-      if (sink > 0 && !faults::enabled("sliding-window-sink-ignored")) in_window = in_window || j < sink;
+      Expr in_window = j > (faults::enabled(kWindowStartIgnoresOffset) ? i : p) - window;
+      if (sink > 0 && !faults::enabled(kSlidingWindowSinkIgnored)) in_window = in_window || j < sink;
       ok = ok && in_window;
     }
     return ok;
@@ -92,7 +135,7 @@ class AttentionLowering {
 
   // The kv head query head h reads: consecutive query heads share one.
   Expr kv_head(const Expr& h) const {
-    if (faults::enabled("gqa-kv-head-modulo")) return floormod(h, s_.hkv);
+    if (faults::enabled(kGqaKvHeadModulo)) return floormod(h, s_.hkv);
     return floordiv(h, floordiv(s_.hq, s_.hkv));
   }
 
@@ -196,7 +239,7 @@ Stmt rope(LowerContext& c) {
   const bool neox = c.attrs().get_string("style") == "neox";
   const Expr offset = to_loop(c.attrs().get_sym("offset"));
   double theta_value = c.attrs().get_float("theta");
-  if (faults::enabled("rope-theta-local-everywhere")) theta_value = 10000;
+  if (faults::enabled(kRopeThetaLocalEverywhere)) theta_value = 10000;
   const Expr theta = loop::imm(theta_value, DType::f64);
   const DType t = c.out_dtype();
   return loop_nest(c, {shape[0], shape[1], shape[2], half}, [&](const std::vector<Expr>& idx) {

@@ -10,6 +10,47 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kBroadcastBothSidesFlatModulo({
+    .name = "broadcast-both-sides-flat-modulo",
+    .pass = "LegalizeOps",
+    .description = "When both operands of an elementwise binary op are broadcast, the lowering reads each at the "
+        "flat output index modulo its element count, the fast path that is right only for an operand whose shape is "
+        "a suffix of the result's ([n, 1] + [1, m] reads the first operand wrongly): a broadcast kernel with a "
+        "wrong index rule for two-sided broadcasting",
+    .models = "two-sided broadcasting miscomputed by a compiled kernel (pytorch/pytorch#170360, `a[:, None] - "
+        "b[None, :]` under Inductor)",
+    .held_out = true,
+});
+
+const faults::Fault kExpViaExp2RoundedProduct({
+    .name = "exp-via-exp2-rounded-product",
+    .pass = "LegalizeOps",
+    .description = "The exp lowering computes exp(x) as pow(2, x * log2(e)) with the product rounded in x's dtype: "
+        "a relative error of about |x| ulps, inside the bound for small |x| and outside it for large ones; an exp "
+        "built on exp2 whose argument loses its low bits",
+    .models = "a fast `exp` losing accuracy (apache/tvm#19546: TIR `exp` lowered to the fast-math `__expf`)",
+    .held_out = true,
+});
+
+const faults::Fault kLegalizeNullDeref({
+    .name = "legalize-null-deref",
+    .pass = "LegalizeOps",
+    .description = "LegalizeOps writes through a null pointer when lowering an elementwise binary arithmetic op "
+        "(add, sub, mul, div, maximum, minimum, floor_divide, floor_mod, logical_and, logical_or): a pass crashing "
+        "on a pattern it did not expect",
+    .models = "a pass crashing on a pattern it did not expect",
+});
+
+const faults::Fault kMulDropsTail({
+    .name = "mul-drops-tail",
+    .pass = "LegalizeOps",
+    .description = "the mul lowering writes a*0 instead of a*b to the last element of the innermost output axis "
+        "when that axis is longer than 1: a vector-tail bug",
+    .models = "a vector loop whose scalar tail is lost",
+});
+
 namespace {
 
 using loop::Expr;
@@ -25,7 +66,7 @@ bool broadcast(const LowerContext& c, size_t i) {
 // Fault broadcast-both-sides-flat-modulo: with two broadcast operands, each is read at the flat
 // result index modulo its size (the suffix-broadcast fast path applied where it does not hold).
 bool flat_modulo_broadcast(const LowerContext& c) {
-  return c.in.size() == 2 && faults::enabled("broadcast-both-sides-flat-modulo") && broadcast(c, 0) && broadcast(c, 1);
+  return c.in.size() == 2 && faults::enabled(kBroadcastBothSidesFlatModulo) && broadcast(c, 0) && broadcast(c, 1);
 }
 
 Expr element_count(const std::vector<Expr>& shape) {
@@ -70,7 +111,7 @@ Lowering composite(Expr (*f)(const Expr&)) {
 
 Lowering intrinsic(const std::string& name) {
   return elementwise([name](const LowerContext&, const std::vector<Expr>& a) {
-    if (name == "exp" && faults::enabled("exp-via-exp2-rounded-product")) {
+    if (name == "exp" && faults::enabled(kExpViaExp2RoundedProduct)) {
       // exp(x) = 2^(x log2 e), the product rounded in x's dtype: its rounding error times
       // ln 2 is the result's relative error, about |x| ulps.
       return Expr::call("pow", {loop::imm(2, a[0].dtype()), a[0] * loop::imm(M_LOG2E, a[0].dtype())});
@@ -116,8 +157,8 @@ Expr mul_dropping_tail(const LowerContext& c, const std::vector<Expr>& a, const 
 
 Lowering binary(loop::BinOp op) {
   return elementwise_at([op](const LowerContext& c, const std::vector<Expr>& a, const std::vector<Expr>& idx) {
-    if (faults::enabled("legalize-null-deref")) write_through_null();
-    if (op == loop::BinOp::Mul && faults::enabled("mul-drops-tail")) return mul_dropping_tail(c, a, idx);
+    if (faults::enabled(kLegalizeNullDeref)) write_through_null();
+    if (op == loop::BinOp::Mul && faults::enabled(kMulDropsTail)) return mul_dropping_tail(c, a, idx);
     return Expr::binary(op, a[0], a[1]);
   });
 }

@@ -6,6 +6,27 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kMatmulF16Accumulation({
+    .name = "matmul-f16-accumulation",
+    .pass = "LegalizeOps",
+    .description = "The matmul lowering of f16 operands with a declared f32 (or f64) accumulator rounds every "
+        "partial sum to f16, which stalls on long K: a kernel or intrinsic choice that ignores the requested "
+        "accumulator dtype",
+    .models = "a kernel or intrinsic choice that ignores the requested accumulator dtype",
+});
+
+const faults::Fault kMatmulRhsBatchFollowsLhs({
+    .name = "matmul-rhs-batch-follows-lhs",
+    .pass = "LegalizeOps",
+    .description = "The matmul lowering indexes the right operand's batch dims with the left operand's broadcast "
+        "batch index, so when the left operand's batch is broadcast (size 1 or missing) every result batch reads "
+        "the right operand's first batch: a batched matmul that only broadcasts the left operand",
+    .models = "batch broadcasting of batched matmul handled on one side only (apache/tvm#12301, apache/tvm#11242)",
+    .held_out = true,
+});
+
 namespace {
 
 using loop::Expr;
@@ -54,7 +75,7 @@ Stmt matmul(LowerContext& c) {
     const Expr& i = idx[idx.size() - 2];
     const Expr& j = idx.back();
     const std::vector<Expr> a_prefix = broadcast_index(batch, a_batch);
-    const std::vector<Expr> b_prefix = faults::enabled("matmul-rhs-batch-follows-lhs")
+    const std::vector<Expr> b_prefix = faults::enabled(kMatmulRhsBatchFollowsLhs)
                                            ? broadcast_index(padded_front(a_prefix, b_batch.size()), b_batch)
                                            : broadcast_index(batch, b_batch);
     const auto term = [&](const Expr& k) {
@@ -62,7 +83,7 @@ Stmt matmul(LowerContext& c) {
       const Expr b = c.in[1][flat_index(tb ? with_pair(b_prefix, j, k) : with_pair(b_prefix, k, j), b_shape)];
       return loop::cast(acc, a) * loop::cast(acc, b);
     };
-    if (acc != DType::f16 && c.out_dtype() == DType::f16 && faults::enabled("matmul-f16-accumulation")) {
+    if (acc != DType::f16 && c.out_dtype() == DType::f16 && faults::enabled(kMatmulF16Accumulation)) {
       // The declared accumulator ignored for the operand dtype: every partial sum is rounded
       // to f16 (the products of f16 operands are exact in f32, so this is f16 accumulation).
       const Expr out = flat_index(idx, c.out_shape());

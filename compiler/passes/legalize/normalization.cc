@@ -14,6 +14,28 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kGroupNormChannelsStrided({
+    .name = "group-norm-channels-strided",
+    .pass = "LegalizeOps",
+    .description = "The group_norm lowering puts channel c in group c % G instead of c / (C / G), so each group "
+        "normalizes channels spread across the tensor with one another's statistics; right for G = 1 and for one "
+        "channel per group (instance_norm): a channel-to-group mapping written for the other layout",
+    .models = "channels grouped in the wrong layout (tensorflow/addons#751, GroupNorm channels-last)",
+    .held_out = true,
+});
+
+const faults::Fault kRmsNormEpsOutsideSqrt({
+    .name = "rms-norm-eps-outside-sqrt",
+    .pass = "LegalizeOps",
+    .description = "The rms_norm lowering divides by sqrt(mean(x^2)) + eps instead of sqrt(mean(x^2) + eps): off by "
+        "about eps / rms relative, so it shows on rows of small magnitude or with a large eps; RMSNorm written as x "
+        "/ (rms + eps)",
+    .models = "RMSNorm written as `x / (rms + eps)` (allenai/OLMo#281, EleutherAI/gpt-neox#1342)",
+    .held_out = true,
+});
+
 namespace {
 
 using loop::Expr;
@@ -59,7 +81,7 @@ Stmt for_each_channel_block(LowerContext& c, const std::vector<Expr>& shape, con
   return loop_nest(c, {shape[0], groups}, [&](const std::vector<Expr>& ng) {
     const Expr first_channel = ng[1] * per_group;
     const Expr n = ng[0];
-    const bool strided = faults::enabled("group-norm-channels-strided");
+    const bool strided = faults::enabled(kGroupNormChannelsStrided);
     const Expr group = ng[1];
     const auto channel = [first_channel, strided, group, groups](const std::vector<Expr>& r) {
       return strided ? r[0] * groups + group : first_channel + r[0];
@@ -186,7 +208,7 @@ Stmt rms_norm(LowerContext& c) {
   return for_each_axis_row(c, c.in_shape(0), axis_attr(c), [&](const Row& row) {
     const auto square = [&](const std::vector<Expr>& r) { return ops.x(row, r) * ops.x(row, r); };
     return ops.sum(row, square, [&](const Expr& ss) {
-      const Expr inv_rms = faults::enabled("rms-norm-eps-outside-sqrt")
+      const Expr inv_rms = faults::enabled(kRmsNormEpsOutsideSqrt)
                                ? ops.imm(1) / (Expr::call("sqrt", {ops.mean(ss, row)}) + ops.imm(eps))
                                : ops.inv_std(ops.mean(ss, row), eps);
       return ops.let(inv_rms, [&](const Expr& inv) {

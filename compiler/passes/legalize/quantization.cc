@@ -9,6 +9,37 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kDequantizeGroupIndexTail({
+    .name = "dequantize-group-index-tail",
+    .pass = "LegalizeOps",
+    .description = "The dequantize lowering indexes the scales with a row stride of K // group instead of ceil(K / "
+        "group), so when the group does not divide K (a partial last group) every row after the first reads another "
+        "row's scales: a group-index bug on the partial-tail path of a quantized weight",
+    .models = "a group-index bug on the partial-tail path of a quantized weight",
+});
+
+const faults::Fault kQ4_0NibbleOrderSwapped({
+    .name = "q4-0-nibble-order-swapped",
+    .pass = "LegalizeOps",
+    .description = "The dequantize lowering decodes q4_0 element j (j < 16) from the high nibble of byte j and "
+        "element j + 16 from the low one: a decoder written for the sequential nibble order (2j low, 2j + 1 high) "
+        "reading GGML's split block layout",
+    .models = "a decoder written for the sequential nibble order (element 2j low, 2j + 1 high) reading GGML's split "
+        "`block_q4_0` layout",
+});
+
+const faults::Fault kQ4f16_1ZeroPoint8({
+    .name = "q4f16-1-zero-point-8",
+    .pass = "LegalizeOps",
+    .description = "The dequantize lowering subtracts 8 instead of 7 from q4f16_1 codes, so every weight is one "
+        "scale too small: GGML's zero point applied to MLC's symmetric 0..14 codes (a zero-point mismatch between "
+        "the quantizer and a dequantizer shared across formats)",
+    .models = "a zero-point mismatch between quantizer and dequantizer: GGML's zero point applied to MLC's "
+        "symmetric 0..14 codes by a decoder shared between formats",
+});
+
 namespace {
 
 using loop::BinOp;
@@ -160,7 +191,7 @@ Expr ggml_code(const LowerContext& c, const Expr& base, const Expr& k) {
   Expr low = bit_and(byte, loop::imm(15, DType::u8)), high = shr(byte, loop::imm(4, DType::u8));
   // A decoder written for a sequential nibble layout (element 2j low, 2j + 1 high) reading
   // GGML's split layout gets the two halves of every byte backwards.
-  if (faults::enabled("q4-0-nibble-order-swapped")) std::swap(low, high);
+  if (faults::enabled(kQ4_0NibbleOrderSwapped)) std::swap(low, high);
   return loop::cast(DType::i32, loop::select(at < 16, low, high));
 }
 
@@ -172,11 +203,11 @@ Stmt dequantize(LowerContext& c) {
   const DType out = c.out_dtype(), pt = product_type(c.in_dtype(1), out);
   int64_t zero_point = ggml ? 8 : 7;
   // GGML's zero point applied to MLC codes (a dequantizer shared between the two formats).
-  if (faults::enabled("q4f16-1-zero-point-8") && c.attrs().get_string("format") == "q4f16_1") zero_point = 8;
+  if (faults::enabled(kQ4f16_1ZeroPoint8) && c.attrs().get_string("format") == "q4f16_1") zero_point = 8;
   Expr scales_per_row = groups;
   // The scale row stride taken as K // group, forgetting the partial last group: right only
   // when the group divides K.
-  if (faults::enabled("dequantize-group-index-tail")) scales_per_row = floordiv(k, group);
+  if (faults::enabled(kDequantizeGroupIndexTail)) scales_per_row = floordiv(k, group);
   return loop_nest(c, {row_count(c.out_shape()), k}, [&](const std::vector<Expr>& idx) {
     const Expr& row = idx[0];
     const Expr q = ggml ? ggml_code(c, row * per_row, idx[1]) : mlc_code(c, row * per_row, idx[1]);

@@ -13,6 +13,18 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kArgmaxTiesPickLast({
+    .name = "argmax-ties-pick-last",
+    .pass = "LegalizeOps",
+    .description = "The argmax and argmin lowerings replace the best index on an equal value too, so a row with a "
+        "tied extreme answers the last of the tied indices instead of the first: a reduction kernel whose "
+        "comparison is >= where the op means >",
+    .models = "Inductor's argmax/argmin kernel returning the last tied index (pytorch/pytorch#93630)",
+    .held_out = true,
+});
+
 namespace {
 
 using loop::Expr;
@@ -151,7 +163,7 @@ Lowering arg_lowering(bool largest) {
           c, DType::i64, 0, red[0],
           [&](const Expr& best, const Expr& i) {
             const Expr x = at(i), current = at(best);
-            const bool ties_too = faults::enabled("argmax-ties-pick-last");
+            const bool ties_too = faults::enabled(kArgmaxTiesPickLast);
             Expr better = largest ? (ties_too ? x >= current : x > current) : (ties_too ? x <= current : x < current);
             if (is_float(c.in_dtype(0))) better = current == current && (better || x != x);
             return loop::select(better, i, best);

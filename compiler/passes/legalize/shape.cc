@@ -8,6 +8,18 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kStridedSliceNegativeBegin({
+    .name = "strided-slice-negative-begin",
+    .pass = "LegalizeOps",
+    .description = "The strided_slice lowering of a forward slice starts a constant negative begin -b at index b "
+        "instead of dim - b (clamped so that reads stay in bounds; visible where dim > 2b): a negative Python-style "
+        "index taken by its absolute value",
+    .models = "a negative Python-style index taken by its absolute value (the last-token logits slice `x[-1:]` of "
+        "every decoder reads row 1)",
+});
+
 namespace {
 
 using loop::Expr;
@@ -105,7 +117,7 @@ Stmt strided_slice(LowerContext& c) {
     step[ax] = strides.empty() ? 1 : strides[i];
     first[ax] = slice_start(begin[i], in_shape[ax], step[ax]);
     // A forward slice from -b starts at b: min keeps the reads in bounds (the fault shows where dim > 2b).
-    if (step[ax] > 0 && begin[i].is_const() && begin[i].value() < 0 && faults::enabled("strided-slice-negative-begin")) {
+    if (step[ax] > 0 && begin[i].is_const() && begin[i].value() < 0 && faults::enabled(kStridedSliceNegativeBegin)) {
       first[ax] = loop::min(Expr(-begin[i].value()), first[ax]);
     }
   }

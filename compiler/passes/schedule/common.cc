@@ -9,6 +9,17 @@
 
 namespace difftest::passes::schedule {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kSplitNoGuardSymbolic({
+    .name = "split-no-guard-symbolic",
+    .pass = "ScheduleElementwise",
+    .description = "ScheduleElementwise splits a symbolic extent into vectors without the tail loop, assuming the "
+        "lanes (16 for f32) divide it, so the last extent % 16 elements are never written: a loop split that trusts "
+        "a divisibility hint for a symbolic extent",
+    .models = "a loop split that trusts a divisibility hint for a symbolic extent",
+});
+
 using loop::Buffer;
 using loop::Expr;
 using loop::ExprKind;
@@ -212,7 +223,7 @@ Stmt split_vectorized(const std::string& name, const Expr& extent, int64_t lanes
   const Stmt rest = make_for(t, main, sub(extent, main), ForKind::Serial, body(t));
   // Fault split-no-guard-symbolic: a symbolic extent is assumed to be a multiple of the lanes,
   // as a split whose divisibility check trusts a hint, so no tail loop follows the vectors.
-  if (faults::enabled("split-no-guard-symbolic") && !is_const(extent)) return vec;
+  if (faults::enabled(kSplitNoGuardSymbolic) && !is_const(extent)) return vec;
   return Stmt::seq({vec, rest});
 }
 

@@ -8,6 +8,26 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kMatmulVectorTailDropped({
+    .name = "matmul-vector-tail-dropped",
+    .pass = "ScheduleMatmul",
+    .description = "ScheduleMatmul leaves out the column tail after the last full 2-vector tile, so output columns "
+        "past N // nr * nr of the tiled rows are never written when N is not a multiple of the tile width: a GEMM "
+        "microkernel written for N a multiple of the vector width, with its scalar tail lost",
+    .models = "a GEMM microkernel written for N a multiple of the vector width whose scalar tail is lost",
+});
+
+const faults::Fault kReductionInitPerTile({
+    .name = "reduction-init-per-tile",
+    .pass = "ScheduleMatmul",
+    .description = "ScheduleMatmul keeps one row of accumulators per register tile, zeroed once before the tile's "
+        "rows, so row r of every tile starts from row r - 1's finished sums: the accumulator initialisation hoisted "
+        "out of the row loop of a hand-tiled GEMM",
+    .models = "the accumulator initialisation hoisted out of the row loop of a hand-tiled GEMM",
+});
+
 namespace {
 
 using loop::Expr;
@@ -71,7 +91,7 @@ std::optional<Stmt> tile(const Stmt& s, const target::Target& target) {
           over_tile([&](const Substitution& t, const Expr&) { return substitute(n->tail, t); }),
       }));
 
-  if (faults::enabled("reduction-init-per-tile")) {
+  if (faults::enabled(kReductionInitPerTile)) {
     // Fault reduction-init-per-tile: one row of accumulators per tile, zeroed once before the
     // tile's rows, as a hand-written kernel that hoists `acc = 0` out of its row loop: row r
     // of the tile starts from row r - 1's finished sums.
@@ -98,7 +118,7 @@ std::optional<Stmt> tile(const Stmt& s, const target::Target& target) {
       make_for(lj.node().var, n_main, sub(n_ext, n_main), ForKind::Serial, substitute(n->alloc, row_of_tile)));
   // Fault matmul-vector-tail-dropped: the columns past the last full tile of vectors are
   // never computed, as a kernel written for N a multiple of the vector width.
-  if (faults::enabled("matmul-vector-tail-dropped")) column_tail = nothing();
+  if (faults::enabled(kMatmulVectorTailDropped)) column_tail = nothing();
 
   // Parallel: the outermost batch loop that has more than one iteration, else the row tiles.
   std::vector<Stmt> batch(n->spatial.begin(), n->spatial.end() - 2);

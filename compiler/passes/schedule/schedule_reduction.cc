@@ -6,6 +6,27 @@
 
 namespace difftest::passes {
 
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kReductionLanePartialsNarrow({
+    .name = "reduction-lane-partials-narrow",
+    .pass = "ScheduleReduction",
+    .description = "ScheduleReduction rounds each vector lane's partial sum to the operand dtype (f16, bf16, or f32 "
+        "under an f64 accumulator) at every step (the remainder loop and the combine of the lanes too) while the "
+        "declared accumulator is wider: partial sums kept in half precision where float accumulation was declared",
+    .models = "half-precision partial sums where float accumulation was declared (pytorch/pytorch#2391)",
+    .held_out = true,
+});
+
+const faults::Fault kScheduleReductionTail({
+    .name = "schedule-reduction-tail",
+    .pass = "ScheduleReduction",
+    .description = "ScheduleReduction's serial remainder loop stops one element short, so a contiguous "
+        "sum/mean/max/min over K drops its last element when the vector lanes do not divide K: a vector-remainder "
+        "off-by-one",
+    .models = "a vector-remainder off-by-one",
+});
+
 namespace {
 
 using loop::Expr;
@@ -72,10 +93,10 @@ std::optional<Stmt> rewrite_reduction_nest(const Stmt& s, const target::Target& 
   if (is_const(n->k_extent) && n->k_extent.node().int_value < lanes) return std::nullopt;
   auto split = split_reduction_lanes(*n, *fold, lanes);
   if (!split) return std::nullopt;
-  if (faults::enabled("schedule-reduction-tail")) split = ShortenTail(n->k.node().name + "t").mutate(*split);
+  if (faults::enabled(kScheduleReductionTail)) split = ShortenTail(n->k.node().name + "t").mutate(*split);
   const DType narrow = operand_dtype(fold->term);
   if (is_float(narrow) && dtype_bits(narrow) < dtype_bits(n->acc.dtype()) &&
-      faults::enabled("reduction-lane-partials-narrow")) {
+      faults::enabled(kReductionLanePartialsNarrow)) {
     split = NarrowPartials(n->acc.name() + "l", narrow).mutate(*split);
   }
   std::vector<Stmt> loops = n->spatial;
