@@ -10,6 +10,7 @@
 #include "compiler/faults/faults.h"
 #include "compiler/sym/sym_simplify.h"
 #include "compiler/ops/op.h"
+#include "compiler/passes/fold_constant_faults.h"
 
 namespace difftest::passes {
 
@@ -110,44 +111,6 @@ ConstantInit literal_of(const Tensor& t) {
   return c;
 }
 
-// Fault fold-constant-int-div-double: a folding engine that holds every constant as a double
-// evaluates integer floor_divide / floor_mod as C does, (T)((double)a / (double)b): the
-// conversion truncates toward zero where the op floors, so a negative quotient that is not
-// exact comes out one too high (-7 // 2 = -3, -7 % 2 = -1), and past 2^53 the operands
-// themselves round.
-bool truncates_through_double(const Binding& call) {
-  const std::string& op = call.op().name;
-  return (op == "floor_divide" || op == "floor_mod") && is_int(call.result().type().dtype);
-}
-
-// The one-op program's call replaced by cast/div/cast (and a - q * b for floor_mod), so the
-// fold runs the same compiler as every other one.
-std::vector<Binding> through_double(const std::string& op, const std::vector<Value>& args, const Value& result) {
-  std::vector<Binding> out;
-  auto emit = [&](const std::string& name, const std::string& step, std::vector<Value> in,
-                  const std::vector<std::pair<std::string, AttrValue>>& given) {
-    const OpDef* def = OpRegistry::get().find(name);
-    Attrs attrs = make_attrs(*def, given);
-    std::vector<TensorType> types;
-    for (const auto& a : in) types.push_back(a.type());
-    Value v = Value::make(fmt::format("{}__fold_{}", result.name(), step), infer_types(*def, types, attrs, {}).front());
-    out.push_back(Binding::call({v}, def, std::move(in), std::move(attrs)));
-    return v;
-  };
-  const DType t = result.type().dtype;
-  const Value a = emit("cast", "a", {args[0]}, {{"dtype", DType::f64}});
-  const Value b = emit("cast", "b", {args[1]}, {{"dtype", DType::f64}});
-  const Value q = emit("cast", "q", {emit("div", "div", {a, b}, {})}, {{"dtype", t}});
-  if (op == "floor_divide") {
-    out.back() = Binding::call({result}, &out.back().op(), out.back().args(), out.back().attrs());
-    return out;
-  }
-  const Value qb = emit("mul", "qb", {q, args[1]}, {});
-  emit("sub", "r", {args[0], qb}, {});
-  out.back() = Binding::call({result}, &out.back().op(), out.back().args(), out.back().attrs());
-  return out;
-}
-
 class Folder {
  public:
   Folder(const Program& p, const ConstantEvaluator& evaluate) : ranges_(p.ranges()), evaluate_(evaluate) {}
@@ -161,45 +124,17 @@ class Folder {
     return fold_as(call, ranges_);
   }
 
-  // Fault fold-constant-symbolic-shape (TVM's FoldConstant on symbolic shapes): a creation op
-  // of symbolic shape is evaluated with every dim at its lower bound, and each symbolic axis
-  // of the guessed literal is stretched back to its extent by a clipping take, so the types
-  // still check and the program runs. Right only where the dims equal the guess, or where
-  // every element is the same (full, zeros, ones): arange and the masks come out wrong.
+  // Fault fold-constant-symbolic-shape: a creation op of symbolic shape folded with every dim
+  // at its lower bound, then stretched to its extents (fold_constant_faults.h).
   std::optional<std::vector<Binding>> fold_guessing_dims(const Binding& call, std::unordered_set<std::string>& names) {
     if (!call.args().empty() || call.results().size() != 1) return std::nullopt;
     sym::Ranges guess;
     for (const auto& [name, r] : ranges_) guess[name] = sym::Range{r.lo, r.lo};
     std::optional<std::vector<Binding>> folded = fold_as(call, guess);
     if (!folded) return std::nullopt;
-    const Value& result = call.result();
-    const OpDef* take = OpRegistry::get().find("take");
-    const OpDef* arange = OpRegistry::get().find("arange");
-    auto fresh = [&](const std::string& step) {
-      std::string name = fmt::format("{}__fold_{}", result.name(), step);
-      for (int i = 2; names.count(name); ++i) name = fmt::format("{}_{}{}", result.name(), step, i);
-      names.insert(name);
-      return name;
-    };
-    std::vector<Binding>& out = *folded;
-    Value v = Value::make(fresh("guess"), out.back().result().type());
-    out.back() = Binding::constant(v, out.back().constant(), call.loc());
-    for (size_t axis = 0; axis < result.type().shape.size(); ++axis) {
-      const sym::Expr& extent = result.type().shape[axis];
-      if (static_dim(extent, ranges_)) continue;
-      Attrs ia = make_attrs(*arange, {{"end", extent}, {"dtype", DType::i64}});
-      Value idx = Value::make(fresh("index"), infer_types(*arange, {}, ia, ranges_).front());
-      out.push_back(Binding::call({idx}, arange, {}, std::move(ia), call.loc()));
-      Attrs ta = make_attrs(*take, {{"axis", static_cast<int64_t>(axis)}, {"mode", std::string("clip")}});
-      Value next = Value::make(fresh("stretched"), infer_types(*take, {v.type(), idx.type()}, ta, ranges_).front());
-      out.push_back(Binding::call({next}, take, {v, idx}, std::move(ta), call.loc()));
-      v = next;
-    }
-    if (out.back().is_call()) {  // the last take defines the call's own result
-      const Binding last = out.back();
-      out.back() = Binding::call({result}, &last.op(), last.args(), last.attrs(), call.loc());
-    }
-    return folded;
+    std::vector<bool> symbolic_axes;
+    for (const auto& extent : call.result().type().shape) symbolic_axes.push_back(!static_dim(extent, ranges_));
+    return stretched_to_extents(std::move(*folded), call, symbolic_axes, ranges_, names);
   }
 
  private:

@@ -6,6 +6,7 @@
 #include "compiler/sym/sym_prove.h"
 #include "compiler/sym/sym_simplify.h"
 #include "compiler/loop/visitor.h"
+#include "compiler/passes/loop_simplify_faults.h"
 
 namespace difftest::passes {
 
@@ -112,24 +113,6 @@ bool is_bool_imm(const Expr& e) { return e.kind() == ExprKind::IntImm && e.dtype
 bool bool_value(const Expr& e) { return e.node().int_value != 0; }
 Expr bool_imm(bool v) { return Expr::int_imm(v ? 1 : 0, DType::boolean); }
 
-// Fault floor-div-as-trunc-div: a floor division or modulo of values (not index arithmetic,
-// which goes through the symbolic simplifier) rewritten with C's truncating semantics, as a
-// simplifier that takes operands it cannot bound to be non-negative, where the two agree. The
-// loop IR has no truncating division, so it is spelt as the floor result corrected where the
-// remainder is non-zero and the operands' signs differ (-7 // 2 = -3, -7 % 2 = -1).
-Expr truncating(const Expr& e) {
-  const DType t = e.dtype();
-  if (!is_float(t) && (!is_int(t) || is_unsigned_int(t))) return e;
-  const Expr& a = e.node().operands[0];
-  const Expr& b = e.node().operands[1];
-  const Expr zero = is_float(t) ? Expr::float_imm(0, t) : Expr::int_imm(0, t);
-  const Expr one = is_float(t) ? Expr::float_imm(1, t) : Expr::int_imm(1, t);
-  const Expr r = loop::floormod(a, b);
-  const Expr inexact = r != zero && ((a < zero && b > zero) || (a > zero && b < zero));
-  if (e.node().bin == BinOp::FloorDiv) return loop::select(inexact, loop::floordiv(a, b) + one, loop::floordiv(a, b));
-  return loop::select(inexact, r - b, r);
-}
-
 class Simplifier : public loop::Mutator {
  public:
   explicit Simplifier(const loop::PrimFunc& f) {
@@ -162,7 +145,7 @@ class Simplifier : public loop::Mutator {
         break;
       case ExprKind::Binary:
         if ((n.bin == BinOp::FloorDiv || n.bin == BinOp::FloorMod) && faults::enabled(kFloorDivAsTruncDiv)) {
-          return truncating(m);
+          return truncating_division(m);
         }
         if (n.bin == BinOp::And || n.bin == BinOp::Or) {
           // Expressions have no side effects, so the other operand may go.

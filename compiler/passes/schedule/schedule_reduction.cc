@@ -3,6 +3,7 @@
 #include "compiler/faults/faults.h"
 #include "compiler/loop/visitor.h"
 #include "compiler/passes/schedule/common.h"
+#include "compiler/passes/schedule/schedule_reduction_faults.h"
 
 namespace difftest::passes {
 
@@ -43,46 +44,11 @@ bool is_contiguous_operand(Expr term, const std::string& k) {
   return uses_var(index, k) && unit_stride(index, k);
 }
 
-// Fault schedule-reduction-tail: the scalar remainder loop (`kt`, split_reduction_lanes) stops
-// one element short, as vector-remainder bugs that compute the tail as K - main - 1 do. When
-// the lanes divide K the loop runs zero times either way (a negative extent: `kt < end` fails).
-class ShortenTail : public loop::Mutator {
- public:
-  explicit ShortenTail(std::string var) : var_(std::move(var)) {}
-  using loop::Mutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    if (s.kind() != loop::StmtKind::For || s.node().var.node().name != var_) return mutate_children(s);
-    const loop::StmtNode& l = s.node();
-    return Stmt::for_loop(l.var, l.min, sub(l.extent, 1), l.for_kind, l.body[0]);
-  }
-
- private:
-  std::string var_;
-};
-
 // The dtype of the load under the fold's casts (the operand's own dtype).
 DType operand_dtype(Expr term) {
   while (term.kind() == ExprKind::Cast) term = term.node().operands[0];
   return term.dtype();
 }
-
-// Fault reduction-lane-partials-narrow: every value stored into the lanes' partial sums (`part`,
-// split_reduction_lanes) is rounded to the operand dtype first, though the buffer is as wide as
-// the declared accumulator: partial sums kept in half precision.
-class NarrowPartials : public loop::Mutator {
- public:
-  NarrowPartials(std::string part, DType narrow) : part_(std::move(part)), narrow_(narrow) {}
-  using loop::Mutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    if (s.kind() != loop::StmtKind::Store || s.node().buffer.name() != part_) return mutate_children(s);
-    const Expr& v = s.node().value;
-    return Stmt::store(s.node().buffer, s.node().index, loop::cast(v.dtype(), loop::cast(narrow_, v)));
-  }
-
- private:
-  std::string part_;
-  DType narrow_;
-};
 
 std::optional<Stmt> rewrite_reduction_nest(const Stmt& s, const target::Target& target) {
   const auto n = match_reduction(s);
@@ -93,11 +59,11 @@ std::optional<Stmt> rewrite_reduction_nest(const Stmt& s, const target::Target& 
   if (is_const(n->k_extent) && n->k_extent.node().int_value < lanes) return std::nullopt;
   auto split = split_reduction_lanes(*n, *fold, lanes);
   if (!split) return std::nullopt;
-  if (faults::enabled(kScheduleReductionTail)) split = ShortenTail(n->k.node().name + "t").mutate(*split);
+  if (faults::enabled(kScheduleReductionTail)) split = with_tail_one_short(*split, n->k.node().name + "t");
   const DType narrow = operand_dtype(fold->term);
   if (is_float(narrow) && dtype_bits(narrow) < dtype_bits(n->acc.dtype()) &&
       faults::enabled(kReductionLanePartialsNarrow)) {
-    split = NarrowPartials(n->acc.name() + "l", narrow).mutate(*split);
+    split = with_partials_rounded(*split, n->acc.name() + "l", narrow);
   }
   std::vector<Stmt> loops = n->spatial;
   for (auto& l : loops) {
