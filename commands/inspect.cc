@@ -169,14 +169,15 @@ int compile_command(const CompileRequest& f, const Print& out, const Print& log)
       f.passes.empty() ? pipeline::find_pipeline(f.opt).passes : pipeline::parse_pass_list(f.passes, "--passes");
   pipeline::RunOptions options;
   options.verify_each = f.verify_each;
-  if (!f.target.empty()) options.target = &target::find_target(f.target, "--target");
-  options.bisect_limit = f.bisect_limit;
+  if (!f.target.empty()) options.context.target = &target::find_target(f.target, "--target");
+  options.context.bisect_limit = f.bisect_limit;
+  options.context.faults = FaultSet::of(faults::enabled_faults());  // --inject
   for (const auto& name : f.disabled) options.disabled.insert(pipeline::find_pass(name).name);
   if (f.bisect_limit >= 0) {
     options.on_event = [&](const pipeline::PassEvent& e) { log(fmt::format("{}\n", pipeline::bisect_line(e))); };
   }
   if (f.print_after_all) {
-    options.print_after = [&](const std::string& pass, const std::string& ir) {
+    options.context.diagnostics = [&](const std::string& pass, const std::string& ir) {
       log(fmt::format("; *** IR dump after {} ***\n{}", pass, ir));
     };
   }
@@ -186,13 +187,14 @@ int compile_command(const CompileRequest& f, const Print& out, const Print& log)
   } else if (f.emit == "loop") {
     out(loop::print(lowered.module));
   } else if (f.emit == "llvm") {
-    out(codegen::emit_llvm_text(lowered.module, "difftest_"));
+    out(codegen::emit_llvm_text(lowered.module, "difftest_", options.context.faults));
   } else {
     codegen::JitOptions jit{f.passes_llvm, false};
     if (f.passes.empty()) {
       const pipeline::Pipeline& pipe = pipeline::find_pipeline(f.opt);
       jit = {pipe.llvm_opt_level, pipe.fma_contraction};
     }
+    jit.faults = options.context.faults;
     out(codegen::optimized_llvm_text(lowered.module, jit, "difftest_"));
   }
   return kOk;

@@ -8,6 +8,7 @@
 
 #include "backends/builtin/builtin_faults.h"
 #include "backends/builtin/random_orders.h"
+#include "compiler/faults/faults.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/pass_manager.h"
@@ -105,15 +106,19 @@ class BuiltinCompiler final : public CompilerUnderTest {
     const pipeline::Pipeline pipe = builtin_pipeline(variant);
     progress.stage(oracle::encode_stage(Stage::compile()));
     auto t0 = std::chrono::steady_clock::now();
+    // The compile's context, built once here in the oracle's child: the faults the harness
+    // planted for this check (inherited through fork), and the variant's bisection limit.
     pipeline::RunOptions run_options;
-    run_options.bisect_limit = pipe.bisect_limit;
+    run_options.context.faults = FaultSet::of(faults::enabled_faults());
+    run_options.context.bisect_limit = pipe.bisect_limit;
     run_options.before_pass = [&](const std::string& pass) {
       progress.stage(oracle::encode_stage(Stage::compile(pass)));
     };
     pipeline::Lowered lowered = pipeline::run_passes(p, pipe.passes, run_options);
     progress.stage(oracle::encode_stage(Stage::codegen()));
-    const runtime::Executable exe(std::move(lowered.graph), std::move(lowered.module),
-                                  codegen::JitOptions{pipe.llvm_opt_level, pipe.fma_contraction, kCheckedMachineCode});
+    codegen::JitOptions jit{pipe.llvm_opt_level, pipe.fma_contraction, kCheckedMachineCode};
+    jit.faults = run_options.context.faults;
+    const runtime::Executable exe(std::move(lowered.graph), std::move(lowered.module), jit);
     CompiledRuns out;
     out.compile_ms = oracle::ms_since(t0);
     out.kernels = exe.module().funcs.size();
@@ -145,7 +150,8 @@ class BuiltinCompiler final : public CompilerUnderTest {
   // (legalize-null-deref's) take `difftest reduce` and the detection benchmark down with it.
   std::optional<Program> program_after(const Program& p, const Variant& variant, int applications) const override {
     pipeline::RunOptions run;
-    run.bisect_limit = applications;
+    run.context.faults = FaultSet::of(faults::enabled_faults());
+    run.context.bisect_limit = applications;
     run.graph_only = true;
     return pipeline::run_passes(p, variant.steps, run).graph;
   }

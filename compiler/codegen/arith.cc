@@ -90,7 +90,7 @@ llvm::Type* Arith::shaped(llvm::Type* elem, const llvm::Value* like) {
 }
 
 llvm::Value* Arith::from_memory(llvm::Value* raw, DType t) {
-  if (is_float(t) && faults::enabled(kSubnormalLoadsFlushed)) return flush_subnormal(from_memory_exact(raw, t), t);
+  if (is_float(t) && faults_.contains(kSubnormalLoadsFlushed)) return flush_subnormal(from_memory_exact(raw, t), t);
   return from_memory_exact(raw, t);
 }
 
@@ -145,7 +145,7 @@ llvm::Value* Arith::round_bf16(llvm::Value* v) {
   llvm::Type* ty = bits->getType();
   llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), 1);
   llvm::Value* r =
-      faults::enabled(kBf16RoundTruncates)
+      faults_.contains(kBf16RoundTruncates)
           ? b_.CreateAnd(bits, splat_int(ty, 0xFFFF0000u))
           : b_.CreateAnd(b_.CreateAdd(b_.CreateAdd(bits, splat_int(ty, 0x7FFF)), lsb), splat_int(ty, 0xFFFF0000u));
   llvm::Value* nan = b_.CreateFCmpUNO(v, v);
@@ -153,7 +153,7 @@ llvm::Value* Arith::round_bf16(llvm::Value* v) {
 }
 
 llvm::Value* Arith::round_f16(llvm::Value* v) {
-  if (v->getType()->isVectorTy() && faults::enabled(kF16VectorRoundTruncates)) return f16_toward_zero(v);
+  if (v->getType()->isVectorTy() && faults_.contains(kF16VectorRoundTruncates)) return f16_toward_zero(v);
   return b_.CreateFPExt(b_.CreateFPTrunc(v, shaped(b_.getHalfTy(), v)), v->getType());
 }
 
@@ -352,7 +352,7 @@ llvm::Value* Arith::call(const std::string& name, DType t, const std::vector<llv
                                                                     {"floor", llvm::Intrinsic::floor},
                                                                     {"ceil", llvm::Intrinsic::ceil},
                                                                     {"round", llvm::Intrinsic::rint}};
-  if (name == "round" && faults::enabled(kRoundTiesAwayFromZero)) {
+  if (name == "round" && faults_.contains(kRoundTiesAwayFromZero)) {
     return round(call_intrinsic(llvm::Intrinsic::round, args[0]), t);
   }
   if (const auto it = exact.find(name); it != exact.end()) return round(call_intrinsic(it->second, args[0]), t);

@@ -13,13 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "compiler/context/compile_context.h"
 #include "compiler/loop/ir.h"
 
 namespace difftest::codegen {
 
 class Arith {
  public:
-  Arith(llvm::IRBuilder<>& b, llvm::Module& m) : b_(b), mod_(m) {}
+  // `faults`: the compile's test faults (codegen's own four live in arith.cc).
+  Arith(llvm::IRBuilder<>& b, llvm::Module& m, const FaultSet& faults) : b_(b), mod_(m), faults_(faults) {}
 
   llvm::Type* reg_type(DType t) const;  // the scalar register type
   llvm::Type* mem_type(DType t) const;  // the in-memory element type
@@ -51,6 +53,7 @@ class Arith {
 
   llvm::IRBuilder<>& b_;
   llvm::Module& mod_;
+  const FaultSet& faults_;
 };
 
 }  // namespace difftest::codegen

@@ -56,10 +56,11 @@ bool stuck_loop_target(const loop::PrimFunc& f) {
 
 class FunctionEmitter {
  public:
-  FunctionEmitter(llvm::Module& m, llvm::Function* fn) : ctx_(m.getContext()), mod_(m), b_(ctx_), fn_(fn) {}
+  FunctionEmitter(llvm::Module& m, llvm::Function* fn, const FaultSet& faults)
+      : ctx_(m.getContext()), mod_(m), b_(ctx_), faults_(faults), arith_{b_, mod_, faults}, fn_(fn) {}
 
   void emit(const loop::PrimFunc& f) {
-    if (faults::enabled(kCodegenStuckLoop)) stuck_outer_loops_ = stuck_loop_target(f);
+    if (faults_.contains(kCodegenStuckLoop)) stuck_outer_loops_ = stuck_loop_target(f);
     entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
     b_.SetInsertPoint(entry_);
     llvm::Value* bufs = fn_->getArg(0);
@@ -312,7 +313,7 @@ class FunctionEmitter {
                                            fn_->getName() + ".parallel." + n.var.node().name, mod_);
     body_fn->addFnAttr(llvm::Attribute::NoUnwind);
     {
-      FunctionEmitter inner(mod_, body_fn);
+      FunctionEmitter inner(mod_, body_fn, faults_);
       inner.stuck_outer_loops_ = stuck_outer_loops_;
       inner.loop_depth_ = loop_depth_;
       inner.entry_ = llvm::BasicBlock::Create(ctx_, "entry", body_fn);
@@ -383,7 +384,8 @@ class FunctionEmitter {
   llvm::LLVMContext& ctx_;
   llvm::Module& mod_;
   llvm::IRBuilder<> b_;
-  Arith arith_{b_, mod_};
+  const FaultSet& faults_;
+  Arith arith_;
   llvm::Function* fn_;
   llvm::BasicBlock* entry_ = nullptr;
   int loop_depth_ = 0;              // For loops around the statement being emitted
@@ -399,7 +401,8 @@ class FunctionEmitter {
 
 std::string symbol_name(const std::string& prefix, const std::string& func) { return prefix + func; }
 
-std::unique_ptr<llvm::Module> emit_module(const loop::Module& m, const std::string& prefix, llvm::LLVMContext& ctx) {
+std::unique_ptr<llvm::Module> emit_module(const loop::Module& m, const std::string& prefix, llvm::LLVMContext& ctx,
+                                          const FaultSet& faults) {
   auto mod = std::make_unique<llvm::Module>(prefix + "module", ctx);
   llvm::Type* i8pp = llvm::Type::getInt8PtrTy(ctx)->getPointerTo();
   llvm::Type* i64p = llvm::Type::getInt64PtrTy(ctx);
@@ -414,7 +417,7 @@ std::unique_ptr<llvm::Module> emit_module(const loop::Module& m, const std::stri
     // generic one that every compile took 1.7x the CPU, and a kernel's code should not depend on
     // which x86 model compiled it beyond the instructions it may use.
     fn->addFnAttr("tune-cpu", "generic");
-    FunctionEmitter(*mod, fn).emit(f);
+    FunctionEmitter(*mod, fn, faults).emit(f);
   }
   std::string problems;
   llvm::raw_string_ostream os(problems);
@@ -422,9 +425,9 @@ std::unique_ptr<llvm::Module> emit_module(const loop::Module& m, const std::stri
   return mod;
 }
 
-std::string emit_llvm_text(const loop::Module& m, const std::string& prefix) {
+std::string emit_llvm_text(const loop::Module& m, const std::string& prefix, const FaultSet& faults) {
   llvm::LLVMContext ctx;
-  auto mod = emit_module(m, prefix, ctx);
+  auto mod = emit_module(m, prefix, ctx, faults);
   std::string text;
   llvm::raw_string_ostream os(text);
   mod->print(os, nullptr);

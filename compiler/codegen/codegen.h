@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "compiler/context/compile_context.h"
 #include "compiler/loop/ir.h"
 
 namespace llvm {
@@ -33,9 +34,11 @@ namespace difftest::codegen {
 // The symbol of a function of `m` compiled with `prefix`.
 std::string symbol_name(const std::string& prefix, const std::string& func);
 
-std::unique_ptr<llvm::Module> emit_module(const loop::Module& m, const std::string& prefix, llvm::LLVMContext& ctx);
+// `faults`: the test faults of the compile (codegen's own: compiler/codegen/arith.cc, codegen.cc).
+std::unique_ptr<llvm::Module> emit_module(const loop::Module& m, const std::string& prefix, llvm::LLVMContext& ctx,
+                                          const FaultSet& faults);
 
 // The textual LLVM IR of a module (what `--emit llvm` prints).
-std::string emit_llvm_text(const loop::Module& m, const std::string& prefix);
+std::string emit_llvm_text(const loop::Module& m, const std::string& prefix, const FaultSet& faults = {});
 
 }  // namespace difftest::codegen

@@ -87,7 +87,7 @@ void print_only_errors(llvm::LLVMContext& ctx) {
 std::unique_ptr<llvm::Module> optimized_module(const loop::Module& m, const std::string& prefix, llvm::LLVMContext& ctx,
                                                llvm::TargetMachine& tm, const JitOptions& options) {
   print_only_errors(ctx);
-  auto mod = emit_module(m, prefix, ctx);
+  auto mod = emit_module(m, prefix, ctx, options.faults);
   mod->setDataLayout(tm.createDataLayout());
   mod->setTargetTriple(tm.getTargetTriple().str());
   run_llvm_passes(*mod, &tm, options.llvm_opt_level);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/context/compile_context.h"
 #include "compiler/loop/ir.h"
 
 namespace difftest::codegen {
@@ -36,6 +37,7 @@ struct JitOptions {
   // Null: a parallel loop runs serially in the calling thread (bitwise the same result, by the
   // schedule contract of runtime/thread_pool.h).
   ParallelFor parallel_for = nullptr;
+  FaultSet faults = {};  // the test faults of the compile (CompileContext::faults)
 };
 
 class JitModule {

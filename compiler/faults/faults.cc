@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 
 #include "compiler/support/diagnostics.h"
 
@@ -12,34 +11,32 @@ namespace difftest::faults {
 namespace {
 
 // The faults declared so far, in the order their files were initialized.
-std::vector<const Fault*>& declared() {
+std::vector<const Fault*>& declarations() {
   static std::vector<const Fault*> faults;
   return faults;
 }
 
-// The enabled faults, sorted, and whether there are any (the fast path of enabled()).
+// The planted faults, sorted.
 std::vector<std::string>& enabled_set() {
   static std::vector<std::string> set;
   return set;
 }
-std::atomic<bool> any_enabled{false};
 
 void set_enabled(std::vector<std::string> names) {
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   enabled_set() = std::move(names);
-  any_enabled.store(!enabled_set().empty(), std::memory_order_relaxed);
 }
 
 }  // namespace
 
-Fault::Fault(FaultInfo info) : info_(std::move(info)) { declared().push_back(this); }
+Fault::Fault(FaultInfo info) : info_(std::move(info)) { declarations().push_back(this); }
 
 const std::vector<FaultInfo>& all_faults() {
   // Built at the first call, in main: every declaration's static initialization has run by then.
   static const std::vector<FaultInfo> faults = [] {
     std::vector<FaultInfo> v;
-    for (const Fault* f : declared()) v.push_back(f->info());
+    for (const Fault* f : declarations()) v.push_back(f->info());
     std::sort(v.begin(), v.end(), [](const FaultInfo& a, const FaultInfo& b) { return a.name < b.name; });
     for (size_t i = 1; i < v.size(); ++i) {
       DT_CHECK(v[i - 1].name != v[i].name, fmt::format("the fault '{}' is declared twice", v[i].name));
@@ -50,18 +47,21 @@ const std::vector<FaultInfo>& all_faults() {
 }
 
 const Fault* find(const std::string& name) {
-  for (const Fault* f : declared()) {
+  for (const Fault* f : declarations()) {
     if (f->name() == name) return f;
   }
   return nullptr;
 }
 
+const Fault& declared(const std::string& name) {
+  if (const Fault* f = find(name)) return *f;
+  std::vector<std::string> names;
+  for (const auto& f : all_faults()) names.push_back(f.name);
+  throw UserError(ErrorKind::Usage, fmt::format("unknown fault '{}' (known: {})", name, fmt::join(names, ", ")));
+}
+
 void enable(const std::string& name) {
-  if (find(name) == nullptr) {
-    std::vector<std::string> names;
-    for (const auto& f : all_faults()) names.push_back(f.name);
-    throw UserError(ErrorKind::Usage, fmt::format("unknown fault '{}' (known: {})", name, fmt::join(names, ", ")));
-  }
+  declared(name);
   std::vector<std::string> names = enabled_set();
   names.push_back(name);
   set_enabled(std::move(names));
@@ -69,11 +69,6 @@ void enable(const std::string& name) {
 
 void disable_all() { set_enabled({}); }
 
-bool enabled(const Fault& fault) {
-  if (!any_enabled.load(std::memory_order_relaxed)) return false;
-  const auto& set = enabled_set();
-  return std::binary_search(set.begin(), set.end(), fault.name());
-}
 
 std::vector<std::string> enabled_faults() { return enabled_set(); }
 

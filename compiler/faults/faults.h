@@ -6,16 +6,18 @@
 //   const faults::Fault kMulDropsTail({.name = "mul-drops-tail", .pass = "LegalizeOps",
 //                                      .description = "...", .models = "..."});
 //
-// and its guarded branch checks it by value, `if (faults::enabled(kMulDropsTail)) { ... }`, so
-// that a misspelt fault does not compile. The declaration enters it into the catalog
-// (all_faults(): nothing else lists the faults). Each models a real bug class, so that the
-// harness can be tested against known bugs: the oracle must turn each one into the right
-// verdict. With no fault enabled the compiler is unchanged. docs/faults.md lists the faults.
+// and its guarded branch checks it by value in the compile's context,
+// `if (c.compile.fault(kMulDropsTail)) { ... }` (compiler/context/compile_context.h), so that a
+// misspelt fault does not compile. The declaration enters it into the catalog (all_faults():
+// nothing else lists the faults). Each models a real bug class, so that the harness can be
+// tested against known bugs: the oracle must turn each one into the right verdict. With no
+// fault on the compiler is unchanged. docs/faults.md lists the faults.
 //
-// The set of enabled faults is process-global: a forked child (oracle/isolate.h) inherits it,
-// which is how the compiler in the oracle's child sees the faults the parent enabled. Enable
-// and disable faults before compiling, not while another thread compiles: the state has no
-// lock (a lock held at fork time would deadlock the child).
+// The planted set below (enable, enabled_faults, ScopedFaults) is the harness's: the faults a
+// process plants in the compiler it checks (`--inject`, the gate, the tests). No pass reads it:
+// whoever compiles puts it into a CompileContext (the builtin compiler under test, in the
+// oracle's child, which inherits the set through fork). Change it before compiling, not while
+// another thread compiles: it has no lock (a lock held at fork time would deadlock the child).
 #pragma once
 
 #include <initializer_list>
@@ -52,16 +54,14 @@ class Fault {
 const std::vector<FaultInfo>& all_faults();
 // The declared fault of that name, or null.
 const Fault* find(const std::string& name);
+// The declared fault of that name; UserError(Usage) naming the known faults when there is none.
+const Fault& declared(const std::string& name);
 
-// Turns a fault on. UserError(ErrorKind::Usage) naming the known faults when `name` is unknown.
+// Plants a fault. UserError(ErrorKind::Usage) naming the known faults when `name` is unknown.
 void enable(const std::string& name);
 void disable_all();
 
-// Whether a fault is on: the check a guarded branch makes. One relaxed atomic load when no
-// fault is enabled.
-bool enabled(const Fault& fault);
-
-// The enabled faults, sorted (for verdicts and reproducers).
+// The planted faults, sorted (for verdicts, reproducers and the compile contexts built from them).
 std::vector<std::string> enabled_faults();
 
 // Enables `names` (in addition to those already on) for the scope and restores the previous

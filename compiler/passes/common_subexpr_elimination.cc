@@ -41,11 +41,10 @@ bool same_attr(const AttrValue& a, const AttrValue& b) {
   return a == b;
 }
 
-bool same_attrs(const Attrs& a, const Attrs& b) {
+bool same_attrs(const Attrs& a, const Attrs& b, bool ignore_transpose) {
   const auto& x = a.items();
   const auto& y = b.items();
   if (x.size() != y.size()) return false;
-  const bool ignore_transpose = faults::enabled(kCseIgnoresTransposeFlags);
   for (size_t i = 0; i < x.size(); ++i) {
     if (x[i].first != y[i].first) return false;
     if (ignore_transpose && (x[i].first == "transpose_a" || x[i].first == "transpose_b")) continue;
@@ -76,10 +75,10 @@ bool same_args(const std::vector<Value>& a, const std::vector<Value>& b) {
 }
 
 // `b` repeats the earlier binding `first`, given b's operands already remapped to `args`.
-bool repeats(const Binding& first, const Binding& b, const std::vector<Value>& args) {
+bool repeats(const Binding& first, const Binding& b, const std::vector<Value>& args, bool ignore_transpose) {
   if (first.kind() != b.kind() || !same_types(first.results(), b.results())) return false;
   if (b.kind() == BindingKind::Const) return same_init(first.constant(), b.constant());
-  return &first.op() == &b.op() && same_args(first.args(), args) && same_attrs(first.attrs(), b.attrs());
+  return &first.op() == &b.op() && same_args(first.args(), args) && same_attrs(first.attrs(), b.attrs(), ignore_transpose);
 }
 
 // Only a bucket index: candidates are compared in full, in program order.
@@ -99,7 +98,8 @@ size_t bucket_of(const Binding& b, const std::vector<Value>& args) {
 
 }  // namespace
 
-Program common_subexpr_elimination(const Program& p) {
+Program common_subexpr_elimination(const Program& p, const CompileContext& compile) {
+  const bool ignore_transpose = compile.fault(kCseIgnoresTransposeFlags);
   std::unordered_map<const ValueNode*, Value> replaced;
   auto remap = [&](const Value& v) {
     auto it = replaced.find(v.get());
@@ -122,7 +122,7 @@ Program common_subexpr_elimination(const Program& p) {
     std::vector<size_t>& bucket = buckets[bucket_of(b, args)];
     const Binding* first = nullptr;
     for (size_t i : bucket) {
-      if (repeats(out[i], b, args)) {
+      if (repeats(out[i], b, args, ignore_transpose)) {
         first = &out[i];
         break;
       }

@@ -10,10 +10,11 @@
 // Parameters never merge: they are the program's interface.
 #pragma once
 
+#include "compiler/context/compile_context.h"
 #include "compiler/ir/ir.h"
 
 namespace difftest::passes {
 
-Program common_subexpr_elimination(const Program& p);  // p itself when nothing repeats
+Program common_subexpr_elimination(const Program& p, const CompileContext& compile);  // p itself when nothing repeats
 
 }  // namespace difftest::passes

@@ -51,8 +51,10 @@ using AttrList = std::vector<std::pair<std::string, AttrValue>>;
 // deterministic.
 class Chain {
  public:
-  Chain(const Program& p, std::unordered_set<std::string>& names, std::string base)
-      : ranges_(p.ranges()), names_(names), base_(std::move(base)) {}
+  Chain(const Program& p, const CompileContext& compile, std::unordered_set<std::string>& names, std::string base)
+      : compile(compile), ranges_(p.ranges()), names_(names), base_(std::move(base)) {}
+
+  const CompileContext& compile;
 
   Value call(const std::string& op_name, std::vector<Value> args, const AttrList& given = {},
              const std::string& step = "") {
@@ -129,7 +131,7 @@ double lowest_finite(DType t) {
 // The reference's softmax: m = max, d = x - m, e = exp(d), s = sum(e), e / s (log: d - log s).
 Value softmax_chain(Chain& c, const Value& x, int axis, bool log) {
   // Without the max subtracted, exp overflows once a logit passes the dtype's log(max).
-  const bool skip_max = faults::enabled(kSoftmaxNoMaxSubtraction);
+  const bool skip_max = c.compile.fault(kSoftmaxNoMaxSubtraction);
   const Value d = skip_max ? x : c.call("sub", {x, c.reduce("max", x, axis)});
   const Value e = c.call("exp", {d});
   const Value s = c.reduce("sum", e, axis);
@@ -226,7 +228,7 @@ std::optional<Value> attention(Chain& c, const Binding& b) {
   Value s = c.call("matmul", {qh, kh}, {{"transpose_b", true}}, "scores");
   s = c.call("mul", {s, c.scalar(scale, A, "scale")}, {}, "scaled");
   const double cap = at.get_float("softcap");
-  if (cap > 0 && !faults::enabled(kDecomposeSoftcapDropped)) {
+  if (cap > 0 && !c.compile.fault(kDecomposeSoftcapDropped)) {
     const Value capv = c.scalar(cap, A, "softcap");
     s = c.call("mul", {c.call("tanh", {c.call("div", {s, capv}, {}, "capped")}), capv}, {}, "capped");
   }
@@ -235,7 +237,7 @@ std::optional<Value> attention(Chain& c, const Binding& b) {
   if (b.args().size() > 3) mask = b.args()[3];
   int64_t window = at.get_int("window");
   // Gemma-3/Mistral window bugs compare q_pos - kv_pos <= window where the model means <.
-  if (window > 0 && faults::enabled(kDecomposeWindowOffByOne)) window += 1;
+  if (window > 0 && c.compile.fault(kDecomposeWindowOffByOne)) window += 1;
   std::optional<Value> rule;
   if (window > 0) {
     rule = c.call("sliding_window_mask", {},
@@ -272,7 +274,7 @@ std::optional<Value> decompose(Chain& c, const Binding& b) {
 
 }  // namespace
 
-Program decompose_ops(const Program& p) {
+Program decompose_ops(const Program& p, const CompileContext& compile) {
   std::unordered_set<std::string> names;
   for (const auto& b : p.bindings()) {
     for (const auto& r : b.results()) names.insert(r.name());
@@ -281,7 +283,7 @@ Program decompose_ops(const Program& p) {
   bool changed = false;
   for (const auto& b : p.bindings()) {
     if (b.is_call() && b.group() < 0) {
-      Chain chain(p, names, b.results().front().name());
+      Chain chain(p, compile, names, b.results().front().name());
       if (const auto last = decompose(chain, b)) {
         for (auto& nb : chain.finish(*last, b.result())) out.push_back(std::move(nb));
         changed = true;

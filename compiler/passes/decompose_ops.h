@@ -20,10 +20,11 @@
 // constant), group_norm and instance_norm; silu and rope are primitive ops here.
 #pragma once
 
+#include "compiler/context/compile_context.h"
 #include "compiler/ir/ir.h"
 
 namespace difftest::passes {
 
-Program decompose_ops(const Program& p);  // p itself when there is nothing to decompose
+Program decompose_ops(const Program& p, const CompileContext& compile);  // p itself when there is nothing to decompose
 
 }  // namespace difftest::passes

@@ -113,7 +113,8 @@ ConstantInit literal_of(const Tensor& t) {
 
 class Folder {
  public:
-  Folder(const Program& p, const ConstantEvaluator& evaluate) : ranges_(p.ranges()), evaluate_(evaluate) {}
+  Folder(const Program& p, const CompileContext& compile, const ConstantEvaluator& evaluate)
+      : ranges_(p.ranges()), compile_(compile), evaluate_(evaluate) {}
 
   void add_constant(const Binding& b) { constants_.insert_or_assign(b.result().get(), b); }
   bool is_constant(const Value& v) const { return constants_.count(v.get()) > 0; }
@@ -165,13 +166,13 @@ class Folder {
     for (size_t i = 0; i < result_types.size(); ++i) {
       results.push_back(Value::make(call.results()[i].name(), result_types[i]));
     }
-    if (faults::enabled(kFoldConstantIntDivDouble) && truncates_through_double(call)) {
+    if (compile_.fault(kFoldConstantIntDivDouble) && truncates_through_double(call)) {
       for (auto& b : through_double(call.op().name, args, results.front())) bindings.push_back(std::move(b));
     } else {
       bindings.push_back(Binding::call(results, &call.op(), std::move(args), std::move(*attrs), call.loc()));
     }
     const Program one = Program::make("fold", {}, std::move(bindings), results);
-    const std::optional<std::vector<Tensor>> computed = evaluate_(one);
+    const std::optional<std::vector<Tensor>> computed = evaluate_(one, compile_);
     if (!computed) return std::nullopt;
     const std::vector<Tensor>& values = *computed;
     for (const auto& v : values) {
@@ -185,14 +186,15 @@ class Folder {
   }
 
   sym::Ranges ranges_;
+  const CompileContext& compile_;
   const ConstantEvaluator& evaluate_;
   std::unordered_map<const ValueNode*, Binding> constants_;
 };
 
 }  // namespace
 
-Program fold_constant(const Program& p, const ConstantEvaluator& evaluate) {
-  Folder folder(p, evaluate);
+Program fold_constant(const Program& p, const CompileContext& compile, const ConstantEvaluator& evaluate) {
+  Folder folder(p, compile, evaluate);
   std::unordered_map<const ValueNode*, Value> replaced;
   auto remap = [&](const Value& v) {
     auto it = replaced.find(v.get());
@@ -201,7 +203,7 @@ Program fold_constant(const Program& p, const ConstantEvaluator& evaluate) {
   std::vector<Binding> out;
   bool changed = false;
   std::unordered_set<std::string> names;  // the fault's fresh values must not clash
-  if (faults::enabled(kFoldConstantSymbolicShape)) {
+  if (compile.fault(kFoldConstantSymbolicShape)) {
     for (const Binding& b : p.bindings()) {
       for (const auto& r : b.results()) names.insert(r.name());
     }
@@ -223,7 +225,7 @@ Program fold_constant(const Program& p, const ConstantEvaluator& evaluate) {
     Binding call = args_changed ? Binding::call(b.results(), &b.op(), std::move(args), b.attrs(), b.loc()) : b;
     std::optional<std::vector<Binding>> folded;
     if (all_constant) folded = folder.fold(call);
-    if (!folded && all_constant && faults::enabled(kFoldConstantSymbolicShape)) {
+    if (!folded && all_constant && compile.fault(kFoldConstantSymbolicShape)) {
       if (auto guessed = folder.fold_guessing_dims(call, names)) {
         for (const Binding& g : *guessed) {
           if (g.kind() == BindingKind::Const) folder.add_constant(g);

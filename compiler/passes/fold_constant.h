@@ -19,6 +19,7 @@
 #include <optional>
 #include <vector>
 
+#include "compiler/context/compile_context.h"
 #include "compiler/ir/ir.h"
 #include "compiler/tensor/tensor.h"
 
@@ -27,9 +28,10 @@ namespace difftest::passes {
 constexpr int64_t kMaxFoldedElements = 4096;  // per result
 
 // The values of a program of one call over constants, or nullopt when the op rejects its values
-// at run time (the call is left to run time then).
-using ConstantEvaluator = std::function<std::optional<std::vector<Tensor>>(const Program& one)>;
+// at run time (the call is left to run time then): compiled under the same context.
+using ConstantEvaluator = std::function<std::optional<std::vector<Tensor>>(const Program& one, const CompileContext& compile)>;
 
-Program fold_constant(const Program& p, const ConstantEvaluator& evaluate);  // p itself when nothing folds
+// p itself when nothing folds.
+Program fold_constant(const Program& p, const CompileContext& compile, const ConstantEvaluator& evaluate);
 
 }  // namespace difftest::passes

@@ -201,8 +201,8 @@ std::set<std::string> written(const loop::PrimFunc& f, const loop::Call& c) {
 
 class Fuser {
  public:
-  Fuser(const loop::Module& m, size_t begin, size_t end, std::set<std::string>& func_names)
-      : m_(m), begin_(begin), end_(end), func_names_(func_names) {}
+  Fuser(const loop::Module& m, size_t begin, size_t end, std::set<std::string>& func_names, const CompileContext& compile)
+      : m_(m), begin_(begin), end_(end), func_names_(func_names), compile_(compile) {}
 
   std::pair<loop::PrimFunc, loop::Call> run() {
     classify();
@@ -232,7 +232,7 @@ class Fuser {
     std::vector<Stmt> kept(bodies.size());
     for (size_t k = 0; k < bodies.size(); ++k) {
       std::map<std::string, Producer> stale;
-      const bool stale_scales = faults::enabled(kFusedDequantizeMatmulWrongScale) && is_dot(k);
+      const bool stale_scales = compile_.fault(kFusedDequantizeMatmulWrongScale) && is_dot(k);
       if (stale_scales) stale = with_stale_scales(producers, producer_member);
       const Stmt body = Inline(stale_scales ? stale : producers, needed).mutate(bodies[k]);
       const std::set<std::string>& outs = outs_[k];
@@ -245,7 +245,7 @@ class Fuser {
           continue;
         }
       }
-      kept[k] = faults::enabled(kFusedEpilogueTwice) ? with_epilogue_twice(body, k, producers, value_buffers) : body;
+      kept[k] = compile_.fault(kFusedEpilogueTwice) ? with_epilogue_twice(body, k, producers, value_buffers) : body;
     }
     for (const auto& name : needed) kept[producer_member.at(name)] = bodies[producer_member.at(name)];
     std::vector<Stmt> seq;
@@ -352,6 +352,7 @@ class Fuser {
   const loop::Module& m_;
   size_t begin_, end_;
   std::set<std::string>& func_names_;
+  const CompileContext& compile_;
   std::vector<std::string> inputs_, outputs_, internal_order_;
   std::set<std::string> internal_;
   std::map<std::string, int> readers_;  // members reading a produced value
@@ -376,7 +377,7 @@ std::string fuse_loops_precondition(const loop::Module& m) {
   return "";
 }
 
-loop::Module fuse_loops(const loop::Module& m) {
+loop::Module fuse_loops(const loop::Module& m, const CompileContext& compile) {
   DT_CHECK(fuse_loops_precondition(m).empty(), "FuseLoops on a module it refuses");
   std::set<std::string> func_names;
   for (const auto& f : m.funcs) func_names.insert(f.name);
@@ -390,7 +391,7 @@ loop::Module fuse_loops(const loop::Module& m) {
       out.calls.push_back(m.calls[k++]);
       continue;
     }
-    auto [f, call] = Fuser(m, k, end, func_names).run();
+    auto [f, call] = Fuser(m, k, end, func_names, compile).run();
     fused.push_back(std::move(f));
     out.calls.push_back(std::move(call));
     k = end;

@@ -22,11 +22,12 @@
 
 #include <string>
 
+#include "compiler/context/compile_context.h"
 #include "compiler/loop/ir.h"
 
 namespace difftest::passes {
 
-loop::Module fuse_loops(const loop::Module& m);
+loop::Module fuse_loops(const loop::Module& m, const CompileContext& compile);
 std::string fuse_loops_precondition(const loop::Module& m);  // "" or why it cannot run
 
 }  // namespace difftest::passes

@@ -26,7 +26,7 @@ loop::Buffer value_buffer(const Value& v, std::set<std::string>& taken) {
 
 }  // namespace
 
-loop::Module legalize_ops(const Program& p) {
+loop::Module legalize_ops(const Program& p, const CompileContext& compile) {
   loop::Module m;
   std::vector<loop::Expr> dims;
   std::vector<std::string> dim_names;
@@ -40,7 +40,7 @@ loop::Module legalize_ops(const Program& p) {
     const Lowering* lower = find_lowering(b.op().name);
     if (!lower) throw UserError(ErrorKind::UnknownOp, fmt::format("LegalizeOps: no lowering for op '{}'", b.op().name));
     std::set<std::string> taken;
-    LowerContext c{b, {}, {}};
+    LowerContext c{b, compile, {}, {}};
     loop::Call call{fmt::format("{}_{}", b.op().name, k++), {}, dim_names, b.group()};
     for (const auto& a : b.args()) {
       c.in.push_back(value_buffer(a, taken));

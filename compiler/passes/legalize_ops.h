@@ -6,12 +6,13 @@
 // named after the graph values, and every dim variable of the program.
 #pragma once
 
+#include "compiler/context/compile_context.h"
 #include "compiler/ir/ir.h"
 #include "compiler/loop/ir.h"
 
 namespace difftest::passes {
 
-loop::Module legalize_ops(const Program& p);
+loop::Module legalize_ops(const Program& p, const CompileContext& compile);
 
 // The loop IR buffer name of graph value `v` ("%0" -> "v0": names must not start with a digit).
 std::string buffer_name(const Value& v);

@@ -66,7 +66,7 @@ struct Names : loop::Visitor {
 
 class Hoister : public loop::Mutator {
  public:
-  explicit Hoister(const loop::PrimFunc& f) {
+  Hoister(const loop::PrimFunc& f, bool own_stores_ignored) : own_stores_ignored_(own_stores_ignored) {
     Names names;
     names.visit(f.body);
     taken_ = names.buffers;
@@ -146,13 +146,13 @@ class Hoister : public loop::Mutator {
     }
   }
 
-  static bool invariant(const Expr& e, const Effects& fx) {
+  bool invariant(const Expr& e, const Effects& fx) const {
     const loop::ExprNode& n = e.node();
     if (n.kind == ExprKind::Var) return !fx.bound_vars.count(n.name);
     // Fault licm-hoists-dependent-load: the loop's own stores are left out of the alias check,
     // so a load the loop feeds (an accumulator read back on the next iteration) is hoisted and
     // every iteration sees the value from before the loop.
-    if (n.kind == ExprKind::Load && ((fx.stored.count(n.buffer.name()) && !faults::enabled(kLicmHoistsDependentLoad)) ||
+    if (n.kind == ExprKind::Load && ((fx.stored.count(n.buffer.name()) && !own_stores_ignored_) ||
                                      fx.allocated.count(n.buffer.name()))) {
       return false;
     }
@@ -171,8 +171,8 @@ class Hoister : public loop::Mutator {
   }
 
   // Maximal invariant subexpressions of `e` worth a temporary, in evaluation order.
-  static void candidates(const Expr& e, const Effects& fx, const std::set<std::string>& scalars,
-                         std::vector<Expr>& out) {
+  void candidates(const Expr& e, const Effects& fx, const std::set<std::string>& scalars,
+                  std::vector<Expr>& out) const {
     if (!e.defined() || e.kind() == ExprKind::Var || e.kind() == ExprKind::IntImm || e.kind() == ExprKind::FloatImm) {
       return;
     }
@@ -212,6 +212,7 @@ class Hoister : public loop::Mutator {
 
   std::set<std::string> taken_;
   std::set<std::string> scalars_;  // local allocations of one element
+  bool own_stores_ignored_;  // fault licm-hoists-dependent-load
 };
 
 }  // namespace
@@ -235,10 +236,10 @@ std::string licm_precondition(const loop::Module& m) {
   return "";
 }
 
-loop::Module licm(const loop::Module& m) {
+loop::Module licm(const loop::Module& m, const CompileContext& compile) {
   loop::Module out = m;
   for (auto& f : out.funcs) {
-    Hoister h(f);
+    Hoister h(f, compile.fault(kLicmHoistsDependentLoad));
     f.body = h.mutate(f.body);
   }
   return out;

@@ -15,11 +15,12 @@
 
 #include <string>
 
+#include "compiler/context/compile_context.h"
 #include "compiler/loop/ir.h"
 
 namespace difftest::passes {
 
-loop::Module licm(const loop::Module& m);  // functions keep their bodies (same_as) when unchanged
+loop::Module licm(const loop::Module& m, const CompileContext& compile);  // functions keep their bodies (same_as) when unchanged
 
 // Buffers are distinct memory by name: "" unless a call binds one argument to a parameter the
 // function stores to and to another parameter too (then a load of the other one is not

@@ -115,7 +115,7 @@ Expr bool_imm(bool v) { return Expr::int_imm(v ? 1 : 0, DType::boolean); }
 
 class Simplifier : public loop::Mutator {
  public:
-  explicit Simplifier(const loop::PrimFunc& f) {
+  Simplifier(const loop::PrimFunc& f, bool truncating) : truncating_(truncating) {
     // Dims are sizes; the bound also keeps interval arithmetic away from overflow.
     for (const auto& d : f.dims) ranges_[d.node().name] = sym::Range{0, kMaxDimVarValue};
   }
@@ -144,7 +144,7 @@ class Simplifier : public loop::Mutator {
         if (is_bool_imm(n.operands[0])) return bool_imm(!bool_value(n.operands[0]));
         break;
       case ExprKind::Binary:
-        if ((n.bin == BinOp::FloorDiv || n.bin == BinOp::FloorMod) && faults::enabled(kFloorDivAsTruncDiv)) {
+        if ((n.bin == BinOp::FloorDiv || n.bin == BinOp::FloorMod) && truncating_) {
           return truncating_division(m);
         }
         if (n.bin == BinOp::And || n.bin == BinOp::Or) {
@@ -223,6 +223,7 @@ class Simplifier : public loop::Mutator {
   }
 
   sym::Ranges ranges_;
+  bool truncating_;  // fault floor-div-as-trunc-div
 };
 
 }  // namespace
@@ -232,10 +233,10 @@ Stmt substitute_var(const Stmt& s, const std::string& name, const Expr& value) {
   return sub.mutate(s);
 }
 
-loop::Module loop_simplify(const loop::Module& m) {
+loop::Module loop_simplify(const loop::Module& m, const CompileContext& compile) {
   loop::Module out = m;
   for (auto& f : out.funcs) {
-    Simplifier simplifier(f);
+    Simplifier simplifier(f, compile.fault(kFloorDivAsTruncDiv));
     f.body = simplifier.mutate(f.body);
   }
   return out;

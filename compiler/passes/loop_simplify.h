@@ -14,11 +14,12 @@
 #include <string>
 
 #include "compiler/sym/sym.h"
+#include "compiler/context/compile_context.h"
 #include "compiler/loop/ir.h"
 
 namespace difftest::passes {
 
-loop::Module loop_simplify(const loop::Module& m);  // functions keep their bodies (same_as) when unchanged
+loop::Module loop_simplify(const loop::Module& m, const CompileContext& compile);  // functions keep their bodies (same_as) when unchanged
 
 // Shared with the other loop passes.
 // An i64 expression of vars, immediates, + - * min max and // % by a non-zero constant, as a

@@ -40,7 +40,7 @@ std::string plan_memory_precondition(const loop::Module& m) {
   return "";
 }
 
-loop::Module plan_memory(const loop::Module& m) {
+loop::Module plan_memory(const loop::Module& m, const CompileContext& compile) {
   const std::set<std::string> outputs(m.outputs.begin(), m.outputs.end());
   std::map<std::string, size_t> last_use;
   std::vector<std::vector<std::string>> defined_at(m.calls.size());
@@ -61,7 +61,7 @@ loop::Module plan_memory(const loop::Module& m) {
   // Fault plan-memory-reuses-live-buffer: liveness ends before the last use instead of after
   // it, so a call's output may take the slot of an input that dies at that very call (an
   // off-by-one in the live interval's end): the kernel overwrites what it still reads.
-  const size_t last_use_counted = faults::enabled(kPlanMemoryReusesLiveBuffer) ? 0 : 1;
+  const size_t last_use_counted = compile.fault(kPlanMemoryReusesLiveBuffer) ? 0 : 1;
   std::vector<std::vector<std::string>> slots;
   std::vector<std::string> occupant;  // per slot, its latest member
   for (size_t k = 0; k < m.calls.size(); ++k) {

@@ -12,11 +12,12 @@
 
 #include <string>
 
+#include "compiler/context/compile_context.h"
 #include "compiler/loop/ir.h"
 
 namespace difftest::passes {
 
-loop::Module plan_memory(const loop::Module& m);  // m itself when its plan is already this one
+loop::Module plan_memory(const loop::Module& m, const CompileContext& compile);  // m itself when its plan is already this one
 std::string plan_memory_precondition(const loop::Module& m);
 
 }  // namespace difftest::passes

@@ -29,9 +29,10 @@ namespace {
 // The program built so far: rules look through operands to the bindings that define them.
 class Graph {
  public:
-  explicit Graph(const sym::Ranges& ranges) : ranges_(ranges) {}
+  Graph(const sym::Ranges& ranges, const CompileContext& compile) : ranges_(ranges), compile_(compile) {}
 
   const sym::Ranges& ranges() const { return ranges_; }
+  const CompileContext& compile() const { return compile_; }
   const Binding* def(const Value& v) const {
     auto it = defs_.find(v.get());
     return it == defs_.end() ? nullptr : &out_[it->second];
@@ -49,6 +50,7 @@ class Graph {
 
  private:
   const sym::Ranges& ranges_;
+  const CompileContext& compile_;
   std::vector<Binding> out_;
   std::unordered_map<const ValueNode*, size_t> defs_;
 };
@@ -235,7 +237,7 @@ const std::vector<Rule>& rules() {
          const std::vector<int64_t> a = permutation(*inner, rank);
          const std::vector<int64_t> o = permutation(b, rank);
          std::vector<int64_t> composed;
-         if (faults::enabled(kSimplifyPermuteComposedBackwards)) {
+         if (g.compile().fault(kSimplifyPermuteComposedBackwards)) {
            for (int64_t k : a) composed.push_back(o[static_cast<size_t>(k)]);
          } else {
            for (int64_t k : o) composed.push_back(a[static_cast<size_t>(k)]);
@@ -305,9 +307,9 @@ std::vector<SimplifyRuleInfo> simplify_expr_rules() {
   return out;
 }
 
-Program simplify_expr(const Program& p) {
+Program simplify_expr(const Program& p, const CompileContext& compile) {
   const sym::Ranges ranges = p.ranges();
-  Graph g(ranges);
+  Graph g(ranges, compile);
   std::unordered_map<const ValueNode*, Value> replaced;
   auto remap = [&](const Value& v) {
     auto it = replaced.find(v.get());

@@ -24,11 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "compiler/context/compile_context.h"
 #include "compiler/ir/ir.h"
 
 namespace difftest::passes {
 
-Program simplify_expr(const Program& p);  // p itself when no rule applies
+Program simplify_expr(const Program& p, const CompileContext& compile);  // p itself when no rule applies
 
 struct SimplifyRuleInfo {
   std::string name;  // kebab-case, e.g. "mul-one-right"

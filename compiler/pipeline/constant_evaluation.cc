@@ -6,10 +6,8 @@
 #include <mutex>
 #include <string>
 
-#include "compiler/faults/faults.h"
 #include "compiler/ir/printer.h"
 #include "compiler/pipeline/compile.h"
-#include "compiler/target/target.h"
 
 namespace difftest::pipeline {
 
@@ -18,19 +16,22 @@ namespace difftest::pipeline {
 // program and fold the same calls, so a process compiles each distinct call once: the memo's
 // key is everything that compile depends on, the call program's IR text (exact: doubles print
 // in their shortest round-trip form), the target and the enabled faults.
-std::optional<std::vector<Tensor>> values_at_o0(const Program& one) {
+std::optional<std::vector<Tensor>> values_at_o0(const Program& one, const CompileContext& compile) {
   static std::mutex mutex;
   static std::map<std::string, std::optional<std::vector<Tensor>>> memo;
   static size_t memo_bytes = 0;
   const std::string key =
-      fmt::format("{}\n{}\n{}", target::default_target().name, fmt::join(faults::enabled_faults(), ","), print(one));
+      fmt::format("{}\n{}\n{}", compile.target->name, fmt::join(compile.faults.names(), ","), print(one));
   {
     const std::lock_guard<std::mutex> lock(mutex);
     if (auto it = memo.find(key); it != memo.end()) return it->second;
   }
   std::optional<std::vector<Tensor>> values;
   try {
-    values = compile(one, find_pipeline("O0")).run({});
+    RunOptions options;
+    options.context.target = compile.target;
+    options.context.faults = compile.faults;
+    values = pipeline::compile(one, find_pipeline("O0"), options).run({});
   } catch (const UserError&) {
     values = std::nullopt;
   }

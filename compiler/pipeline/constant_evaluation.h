@@ -4,11 +4,12 @@
 #include <optional>
 #include <vector>
 
+#include "compiler/context/compile_context.h"
 #include "compiler/ir/ir.h"
 #include "compiler/tensor/tensor.h"
 
 namespace difftest::pipeline {
 
-std::optional<std::vector<Tensor>> values_at_o0(const Program& one);
+std::optional<std::vector<Tensor>> values_at_o0(const Program& one, const CompileContext& compile);
 
 }  // namespace difftest::pipeline

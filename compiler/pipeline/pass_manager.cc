@@ -19,15 +19,15 @@ const char* pass_kind_name(PassKind k) {
   return "?";
 }
 
-PassInfo graph_pass(std::string name, std::string description, std::function<Program(const Program&)> run,
-                    std::function<std::string(const Program&)> precondition) {
+PassInfo graph_pass_of(std::string name, std::string description, GraphPassFn run,
+                       std::function<std::string(const Program&)> precondition) {
   PassInfo p{std::move(name), std::move(description), PassKind::Graph, std::move(run), nullptr, nullptr, {}, {}};
   p.graph_precondition = std::move(precondition);
   return p;
 }
 
-PassInfo loop_pass(std::string name, std::string description, std::function<loop::Module(const loop::Module&)> run,
-                   std::function<std::string(const loop::Module&)> precondition) {
+PassInfo loop_pass_of(std::string name, std::string description, LoopPassFn run,
+                      std::function<std::string(const loop::Module&)> precondition) {
   PassInfo p{std::move(name), std::move(description), PassKind::Loop, nullptr, nullptr, std::move(run), {}, {}};
   p.loop_precondition = std::move(precondition);
   return p;
@@ -110,6 +110,7 @@ bool rebuilt(const loop::Module& before, const loop::Module& after) {
 
 Lowered run_passes(const Program& p, const std::vector<std::string>& passes, const RunOptions& options) {
   Lowered out{p, {}, 0, {}};
+  const auto& report = options.context.diagnostics;
   bool lowered = false;
   bool graph_verified = false;  // out.graph has passed the verifier
   for (const auto& name : passes) {
@@ -124,8 +125,8 @@ Lowered run_passes(const Program& p, const std::vector<std::string>& passes, con
     if (pass.kind == PassKind::Lowering && lowered) throw UserError(ErrorKind::Usage, "LegalizeOps appears twice");
     if (pass.kind == PassKind::Lowering && options.graph_only) return out;
     const bool required = pass.kind == PassKind::Lowering;
-    const PassEvent event{++out.applied, name, required || options.bisect_limit < 0 || out.applied <= options.bisect_limit,
-                          required};
+    const int limit = options.context.bisect_limit;
+    const PassEvent event{++out.applied, name, required || limit < 0 || out.applied <= limit, required};
     if (options.on_event) options.on_event(event);
     if (!event.ran) continue;
     if (options.before_pass) options.before_pass(name);
@@ -134,36 +135,36 @@ Lowered run_passes(const Program& p, const std::vector<std::string>& passes, con
         if (pass.graph_precondition) {
           if (std::string why = pass.graph_precondition(out.graph); !why.empty()) refuse(name, why);
         }
-        Program next = pass.graph(out.graph);
+        Program next = pass.graph(out.graph, options.context);
         const bool changed = !next.same_as(out.graph);
         // A pass that changed nothing returns the program it was given: verified once is enough.
         if (options.verify_each && (changed || !graph_verified)) verify(next);
         graph_verified = options.verify_each;
         out.graph = std::move(next);
         if (changed) out.changed.push_back(name);
-        if (changed && options.print_after) options.print_after(name, print(out.graph));
+        if (changed && report) report(name, print(out.graph));
         break;
       }
       case PassKind::Lowering:
-        out.module = pass.lower(out.graph);
-        out.module.target = options.target ? options.target : &target::default_target();
+        out.module = pass.lower(out.graph, options.context);
+        out.module.target = options.context.target;
         lowered = true;
         out.changed.push_back(name);
         if (options.verify_each) loop::verify(out.module);
-        if (options.print_after) options.print_after(name, loop::print(out.module));
+        if (report) report(name, loop::print(out.module));
         break;
       case PassKind::Loop: {
         if (pass.loop_precondition) {
           if (std::string why = pass.loop_precondition(out.module); !why.empty()) refuse(name, why);
         }
-        const std::string before = options.print_after ? loop::print(out.module) : std::string();
+        const std::string before = report ? loop::print(out.module) : std::string();
         const loop::Module given = out.module;
-        out.module = pass.loop(out.module);
+        out.module = pass.loop(out.module, options.context);
         if (rebuilt(given, out.module)) out.changed.push_back(name);
         if (options.verify_each) loop::verify(out.module);
-        if (options.print_after) {
+        if (report) {
           std::string after = loop::print(out.module);
-          if (after != before) options.print_after(name, after);
+          if (after != before) report(name, after);
         }
         break;
       }

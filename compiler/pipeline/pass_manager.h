@@ -13,8 +13,10 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "compiler/context/compile_context.h"
 #include "compiler/ir/ir.h"
 #include "compiler/loop/ir.h"
 
@@ -23,24 +25,50 @@ namespace difftest::pipeline {
 enum class PassKind { Graph, Lowering, Loop };
 const char* pass_kind_name(PassKind k);  // graph lowering loop
 
+// Every pass is handed the compile's context (the target, the test faults, ...); a pass that
+// needs none of it is registered as a function of its IR alone.
+using GraphPassFn = std::function<Program(const Program&, const CompileContext&)>;
+using LoweringFn = std::function<loop::Module(const Program&, const CompileContext&)>;
+using LoopPassFn = std::function<loop::Module(const loop::Module&, const CompileContext&)>;
+
 struct PassInfo {
   std::string name;
   std::string description;  // one line
   PassKind kind;
-  std::function<Program(const Program&)> graph;           // Graph
-  std::function<loop::Module(const Program&)> lower;      // Lowering
-  std::function<loop::Module(const loop::Module&)> loop;  // Loop
+  GraphPassFn graph;   // Graph
+  LoweringFn lower;    // Lowering
+  LoopPassFn loop;     // Loop
   // Pre-conditions on the pass's input: "" when it may run, else why it cannot (the pass
   // manager refuses with that reason rather than produce garbage). Empty function: none.
   std::function<std::string(const Program&)> graph_precondition;
   std::function<std::string(const loop::Module&)> loop_precondition;
 };
 
-// Factories for the registry's flat list.
-PassInfo graph_pass(std::string name, std::string description, std::function<Program(const Program&)> run,
-                    std::function<std::string(const Program&)> precondition = nullptr);
-PassInfo loop_pass(std::string name, std::string description, std::function<loop::Module(const loop::Module&)> run,
-                   std::function<std::string(const loop::Module&)> precondition = nullptr);
+// Factories for the registry's flat list: `run` takes the IR and the context, or the IR alone.
+template <typename IR, typename Fn>
+std::function<IR(const IR&, const CompileContext&)> with_context(Fn run) {
+  if constexpr (std::is_invocable_v<Fn, const IR&, const CompileContext&>) {
+    return run;
+  } else {
+    return [run](const IR& ir, const CompileContext&) { return run(ir); };
+  }
+}
+PassInfo graph_pass_of(std::string name, std::string description, GraphPassFn run,
+                       std::function<std::string(const Program&)> precondition);
+PassInfo loop_pass_of(std::string name, std::string description, LoopPassFn run,
+                      std::function<std::string(const loop::Module&)> precondition);
+template <typename Fn>
+PassInfo graph_pass(std::string name, std::string description, Fn run,
+                    std::function<std::string(const Program&)> precondition = nullptr) {
+  return graph_pass_of(std::move(name), std::move(description), with_context<Program>(std::move(run)),
+                       std::move(precondition));
+}
+template <typename Fn>
+PassInfo loop_pass(std::string name, std::string description, Fn run,
+                   std::function<std::string(const loop::Module&)> precondition = nullptr) {
+  return loop_pass_of(std::move(name), std::move(description), with_context<loop::Module>(std::move(run)),
+                      std::move(precondition));
+}
 
 const std::vector<PassInfo>& all_passes();           // registry order (pass_registry.cc)
 const PassInfo& find_pass(const std::string& name);  // UserError(Usage) naming the known passes
@@ -61,13 +89,11 @@ struct PassEvent {
 };
 
 struct RunOptions {
+  // What every pass is handed: the target, the test faults, the bisection limit (run only the
+  // first N pass applications, -1: all, like opt-bisect).
+  CompileContext context;
   bool verify_each = true;
-  int bisect_limit = -1;  // run only the first N pass applications (-1: all), like opt-bisect
   std::set<std::string> disabled;  // passes dropped from the list (not numbered)
-  // The machine the module is scheduled and compiled for; null: target::default_target().
-  const target::Target* target = nullptr;
-  // Called after every pass that ran and changed the IR, with the IR in its text form.
-  std::function<void(const std::string& pass, const std::string& ir)> print_after;
   // Called before every pass that runs (the oracle reports it as the stage a crash happened in).
   std::function<void(const std::string& pass)> before_pass;
   // Called for every application reached, run or skipped (opt-bisect's log).

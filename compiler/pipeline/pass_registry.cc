@@ -30,7 +30,7 @@ const std::vector<PassInfo>& all_passes() {
   static const std::vector<PassInfo> passes = {
       // graph passes
       graph_pass("FoldConstant", "evaluate calls whose operands are all constants (with the compiler, at O0) into literals",
-                 [](const Program& p) { return passes::fold_constant(p, values_at_o0); }),
+                 [](const Program& p, const CompileContext& c) { return passes::fold_constant(p, c, values_at_o0); }),
       graph_pass("SimplifyExpr", "algebraic identities that are exact bit for bit (x*1, neg(neg(x)), cast round trips ...)",
                  passes::simplify_expr),
       graph_pass("CommonSubexprElimination",

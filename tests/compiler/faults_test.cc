@@ -90,15 +90,15 @@ TEST(Faults, UnknownNameIsAUsageErrorListingTheKnownOnes) {
 
 TEST(Faults, EnableDisableAndEnabledFaults) {
   faults::disable_all();
-  for (const auto& n : fault_names()) EXPECT_FALSE(faults::enabled(*faults::find(n))) << n;
+  for (const auto& n : fault_names()) EXPECT_FALSE(FaultSet::of(faults::enabled_faults()).contains(*faults::find(n))) << n;
   const auto names = fault_names();
   for (auto it = names.rbegin(); it != names.rend(); ++it) faults::enable(*it);
   faults::enable(names.front());  // twice: still listed once
   EXPECT_EQ(faults::enabled_faults(), names);
-  for (const auto& n : names) EXPECT_TRUE(faults::enabled(*faults::find(n))) << n;
+  for (const auto& n : names) EXPECT_TRUE(FaultSet::of(faults::enabled_faults()).contains(*faults::find(n))) << n;
   faults::disable_all();
   EXPECT_TRUE(faults::enabled_faults().empty());
-  for (const auto& n : names) EXPECT_FALSE(faults::enabled(*faults::find(n))) << n;
+  for (const auto& n : names) EXPECT_FALSE(FaultSet::of(faults::enabled_faults()).contains(*faults::find(n))) << n;
 }
 
 TEST(Faults, ScopedFaultsRestoresThePreviousSet) {
@@ -148,12 +148,13 @@ TEST(Faults, NothingLeaksOnceDisabled) {
   const Program p = testing::verified_program(kEveryAffectedOp, "faults.ir");
   const Compiled before = compile_and_run(p);
   {
-    // Lower and generate code with the faults that can run in process on, so that anything a
-    // fault could cache (lowerings, codegen state) is exercised; then turn them off again.
-    ScopedFaults on{"codegen-stuck-loop", "mul-drops-tail"};
-    const pipeline::Lowered lowered = pipeline::run_passes(p, pipeline::find_pipeline("O0").passes);
+    // Lower and generate code with faults that can run in process in the compile's context, so
+    // that anything a fault could cache (lowerings, codegen state) is exercised.
+    pipeline::RunOptions faulty;
+    faulty.context.faults = FaultSet::of({"codegen-stuck-loop", "mul-drops-tail"});
+    const pipeline::Lowered lowered = pipeline::run_passes(p, pipeline::find_pipeline("O0").passes, faulty);
     const std::string faulty_loop = loop::print(lowered.module);
-    const std::string faulty_llvm = codegen::emit_llvm_text(lowered.module, "faults_");
+    const std::string faulty_llvm = codegen::emit_llvm_text(lowered.module, "faults_", faulty.context.faults);
     EXPECT_NE(faulty_loop, before.loop_ir);
     EXPECT_NE(faulty_llvm, before.llvm_ir);
   }
@@ -164,6 +165,17 @@ TEST(Faults, NothingLeaksOnceDisabled) {
   EXPECT_EQ(after.llvm_ir, before.llvm_ir);
   ASSERT_EQ(after.outputs.size(), before.outputs.size());
   for (size_t i = 0; i < before.outputs.size(); ++i) EXPECT_TRUE(after.outputs[i].same_bytes(before.outputs[i])) << i;
+}
+
+// The planted set reaches no pass by itself: a compile whose context holds no fault is the
+// clean compile whatever the process planted.
+TEST(Faults, APassSeesOnlyTheFaultsOfItsContext) {
+  faults::disable_all();
+  const Program p = testing::verified_program(kEveryAffectedOp, "faults.ir");
+  const Compiled clean = compile_and_run(p);
+  ScopedFaults planted{"mul-drops-tail"};
+  const pipeline::Lowered lowered = pipeline::run_passes(p, pipeline::find_pipeline("O0").passes);
+  EXPECT_EQ(loop::print(lowered.module), clean.loop_ir);
 }
 
 // ------------------------------------------------------------------ faults through the oracle

@@ -165,7 +165,7 @@ int round_trip_legalized(const std::vector<fs::path>& files, bool allow_missing_
     const Program p = parse_program_file(path.string());
     Module m;
     try {
-      m = passes::legalize_ops(p);
+      m = passes::legalize_ops(p, CompileContext{});
     } catch (const UserError& e) {
       if (!allow_missing_lowerings || e.kind() != ErrorKind::UnknownOp) throw;
       std::cout << "[ skipped  ] " << path.filename().string() << ": " << e.message() << "\n";

@@ -21,6 +21,7 @@
 #include "compiler/loop/printer.h"
 #include "compiler/loop/verifier.h"
 #include "compiler/pipeline/compile.h"
+#include "compiler/faults/faults.h"
 #include "compiler/pipeline/pass_manager.h"
 #include "oracle/check/case.h"
 #include "reference/inputs.h"
@@ -37,6 +38,14 @@ inline Program parse_case(const std::string& text) {
   return p;
 }
 
+// The context a test's pass runs under: the process's default target and the faults the test
+// planted (faults::ScopedFaults), as the builtin compiler under test builds it.
+inline CompileContext planted_context() {
+  CompileContext c;
+  c.faults = FaultSet::of(faults::enabled_faults());
+  return c;
+}
+
 inline Program run_graph_pass(const std::string& pass, const Program& p) {
   const pipeline::PassInfo& info = pipeline::find_pass(pass);
   EXPECT_EQ(info.kind, pipeline::PassKind::Graph) << pass;
@@ -44,7 +53,7 @@ inline Program run_graph_pass(const std::string& pass, const Program& p) {
     const std::string why = info.graph_precondition(p);
     EXPECT_EQ(why, "") << pass << " refused its input";
   }
-  Program out = info.graph(p);
+  Program out = info.graph(p, planted_context());
   verify(out);
   return out;
 }
@@ -52,7 +61,7 @@ inline Program run_graph_pass(const std::string& pass, const Program& p) {
 inline loop::Module run_loop_pass(const std::string& pass, const loop::Module& m) {
   const pipeline::PassInfo& info = pipeline::find_pass(pass);
   EXPECT_EQ(info.kind, pipeline::PassKind::Loop) << pass;
-  loop::Module out = info.loop(m);
+  loop::Module out = info.loop(m, planted_context());
   loop::verify(out);
   return out;
 }
@@ -151,7 +160,8 @@ inline ::testing::AssertionResult executable_agrees(const Program& p, const runt
 inline ::testing::AssertionResult compiled_agrees(const Program& p, const std::vector<std::string>& passes,
                                                   int llvm_level = 0, const target::Target* target = nullptr) {
   pipeline::RunOptions options;
-  options.target = target;
+  options.context = planted_context();
+  if (target != nullptr) options.context.target = target;
   const runtime::Executable exe = pipeline::compile(p, pipeline::Pipeline{"test", passes, llvm_level}, options);
   return executable_agrees(p, exe, "program:\n" + print(p));
 }

@@ -65,6 +65,14 @@ struct Admission {
   Expr offset = 0;
   loop::Buffer mask;  // optional bool[Sq, Skv]
   Expr kv_len = 0;    // the mask's row length
+  // Faults window-start-ignores-offset and sliding-window-sink-ignored, of the compile.
+  bool window_from_row = false;
+  bool sinks_dropped = false;
+
+  void take_faults(const CompileContext& compile) {
+    window_from_row = compile.fault(kWindowStartIgnoresOffset);
+    sinks_dropped = compile.fault(kSlidingWindowSinkIgnored);
+  }
 
   Expr admits(const Expr& i, const Expr& j) const {
     const Expr p = offset + i;
@@ -72,8 +80,8 @@ struct Admission {
     if (mask.defined()) ok = mask[i * kv_len + j];
     if (causal || window > 0) ok = ok && j <= p;
     if (window > 0) {
-      Expr in_window = j > (faults::enabled(kWindowStartIgnoresOffset) ? i : p) - window;
-      if (sink > 0 && !faults::enabled(kSlidingWindowSinkIgnored)) in_window = in_window || j < sink;
+      Expr in_window = j > (window_from_row ? i : p) - window;
+      if (sink > 0 && !sinks_dropped) in_window = in_window || j < sink;
       ok = ok && in_window;
     }
     return ok;
@@ -82,8 +90,9 @@ struct Admission {
 
 Lowering mask_lowering(bool sliding) {
   return [sliding](LowerContext& c) {
-    const Admission a{true, sliding ? c.attrs().get_int("window") : 0, sliding ? c.attrs().get_int("sink") : 0,
-                      to_loop(c.attrs().get_sym("offset")), {}, 0};
+    Admission a{true, sliding ? c.attrs().get_int("window") : 0, sliding ? c.attrs().get_int("sink") : 0,
+                to_loop(c.attrs().get_sym("offset")), {}, 0};
+    a.take_faults(c.compile);
     return loop_nest(c, c.out_shape(), [&](const std::vector<Expr>& idx) {
       return Stmt::store(c.out[0], flat_index(idx, c.out_shape()), a.admits(idx[0], idx[1]));
     });
@@ -111,6 +120,7 @@ class AttentionLowering {
     adm_.offset = to_loop(c.attrs().get_sym("offset"));
     if (c.in.size() > 3) adm_.mask = c.in[3];
     adm_.kv_len = s_.skv;
+    adm_.take_faults(c.compile);
   }
 
   // One row of weights in `acc`, reused by every (b, i, h): sized by the symbolic Skv, so it
@@ -135,7 +145,7 @@ class AttentionLowering {
 
   // The kv head query head h reads: consecutive query heads share one.
   Expr kv_head(const Expr& h) const {
-    if (faults::enabled(kGqaKvHeadModulo)) return floormod(h, s_.hkv);
+    if (c_.compile.fault(kGqaKvHeadModulo)) return floormod(h, s_.hkv);
     return floordiv(h, floordiv(s_.hq, s_.hkv));
   }
 
@@ -239,7 +249,7 @@ Stmt rope(LowerContext& c) {
   const bool neox = c.attrs().get_string("style") == "neox";
   const Expr offset = to_loop(c.attrs().get_sym("offset"));
   double theta_value = c.attrs().get_float("theta");
-  if (faults::enabled(kRopeThetaLocalEverywhere)) theta_value = 10000;
+  if (c.compile.fault(kRopeThetaLocalEverywhere)) theta_value = 10000;
   const Expr theta = loop::imm(theta_value, DType::f64);
   const DType t = c.out_dtype();
   return loop_nest(c, {shape[0], shape[1], shape[2], half}, [&](const std::vector<Expr>& idx) {

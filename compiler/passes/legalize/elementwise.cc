@@ -66,7 +66,7 @@ bool broadcast(const LowerContext& c, size_t i) {
 // Fault broadcast-both-sides-flat-modulo: with two broadcast operands, each is read at the flat
 // result index modulo its size (the suffix-broadcast fast path applied where it does not hold).
 bool flat_modulo_broadcast(const LowerContext& c) {
-  return c.in.size() == 2 && faults::enabled(kBroadcastBothSidesFlatModulo) && broadcast(c, 0) && broadcast(c, 1);
+  return c.in.size() == 2 && c.compile.fault(kBroadcastBothSidesFlatModulo) && broadcast(c, 0) && broadcast(c, 1);
 }
 
 Expr element_count(const std::vector<Expr>& shape) {
@@ -110,8 +110,8 @@ Lowering composite(Expr (*f)(const Expr&)) {
 }
 
 Lowering intrinsic(const std::string& name) {
-  return elementwise([name](const LowerContext&, const std::vector<Expr>& a) {
-    if (name == "exp" && faults::enabled(kExpViaExp2RoundedProduct)) {
+  return elementwise([name](const LowerContext& c, const std::vector<Expr>& a) {
+    if (name == "exp" && c.compile.fault(kExpViaExp2RoundedProduct)) {
       // exp(x) = 2^(x log2 e), the product rounded in x's dtype: its rounding error times
       // ln 2 is the result's relative error, about |x| ulps.
       return Expr::call("pow", {loop::imm(2, a[0].dtype()), a[0] * loop::imm(M_LOG2E, a[0].dtype())});
@@ -157,8 +157,8 @@ Expr mul_dropping_tail(const LowerContext& c, const std::vector<Expr>& a, const 
 
 Lowering binary(loop::BinOp op) {
   return elementwise_at([op](const LowerContext& c, const std::vector<Expr>& a, const std::vector<Expr>& idx) {
-    if (faults::enabled(kLegalizeNullDeref)) write_through_null();
-    if (op == loop::BinOp::Mul && faults::enabled(kMulDropsTail)) return mul_dropping_tail(c, a, idx);
+    if (c.compile.fault(kLegalizeNullDeref)) write_through_null();
+    if (op == loop::BinOp::Mul && c.compile.fault(kMulDropsTail)) return mul_dropping_tail(c, a, idx);
     return Expr::binary(op, a[0], a[1]);
   });
 }

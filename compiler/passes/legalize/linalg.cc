@@ -75,7 +75,7 @@ Stmt matmul(LowerContext& c) {
     const Expr& i = idx[idx.size() - 2];
     const Expr& j = idx.back();
     const std::vector<Expr> a_prefix = broadcast_index(batch, a_batch);
-    const std::vector<Expr> b_prefix = faults::enabled(kMatmulRhsBatchFollowsLhs)
+    const std::vector<Expr> b_prefix = c.compile.fault(kMatmulRhsBatchFollowsLhs)
                                            ? broadcast_index(padded_front(a_prefix, b_batch.size()), b_batch)
                                            : broadcast_index(batch, b_batch);
     const auto term = [&](const Expr& k) {
@@ -83,7 +83,7 @@ Stmt matmul(LowerContext& c) {
       const Expr b = c.in[1][flat_index(tb ? with_pair(b_prefix, j, k) : with_pair(b_prefix, k, j), b_shape)];
       return loop::cast(acc, a) * loop::cast(acc, b);
     };
-    if (acc != DType::f16 && c.out_dtype() == DType::f16 && faults::enabled(kMatmulF16Accumulation)) {
+    if (acc != DType::f16 && c.out_dtype() == DType::f16 && c.compile.fault(kMatmulF16Accumulation)) {
       // The declared accumulator ignored for the operand dtype: every partial sum is rounded
       // to f16 (the products of f16 operands are exact in f32, so this is f16 accumulation).
       const Expr out = flat_index(idx, c.out_shape());

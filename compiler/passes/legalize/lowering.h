@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/context/compile_context.h"
 #include "compiler/ir/ir.h"
 #include "compiler/loop/ir.h"
 #include "compiler/ops/op_table.h"
@@ -21,6 +22,7 @@ std::vector<loop::Expr> to_loop(const std::vector<sym::Expr>& dims);
 
 struct LowerContext {
   const Binding& binding;
+  const CompileContext& compile;  // the target, the test faults: `compile.fault(kName)`
   std::vector<loop::Buffer> in;   // one per operand, in order
   std::vector<loop::Buffer> out;  // one per result
   int next_var = 0;

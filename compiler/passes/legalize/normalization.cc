@@ -81,7 +81,7 @@ Stmt for_each_channel_block(LowerContext& c, const std::vector<Expr>& shape, con
   return loop_nest(c, {shape[0], groups}, [&](const std::vector<Expr>& ng) {
     const Expr first_channel = ng[1] * per_group;
     const Expr n = ng[0];
-    const bool strided = faults::enabled(kGroupNormChannelsStrided);
+    const bool strided = c.compile.fault(kGroupNormChannelsStrided);
     const Expr group = ng[1];
     const auto channel = [first_channel, strided, group, groups](const std::vector<Expr>& r) {
       return strided ? r[0] * groups + group : first_channel + r[0];
@@ -208,7 +208,7 @@ Stmt rms_norm(LowerContext& c) {
   return for_each_axis_row(c, c.in_shape(0), axis_attr(c), [&](const Row& row) {
     const auto square = [&](const std::vector<Expr>& r) { return ops.x(row, r) * ops.x(row, r); };
     return ops.sum(row, square, [&](const Expr& ss) {
-      const Expr inv_rms = faults::enabled(kRmsNormEpsOutsideSqrt)
+      const Expr inv_rms = c.compile.fault(kRmsNormEpsOutsideSqrt)
                                ? ops.imm(1) / (Expr::call("sqrt", {ops.mean(ss, row)}) + ops.imm(eps))
                                : ops.inv_std(ops.mean(ss, row), eps);
       return ops.let(inv_rms, [&](const Expr& inv) {

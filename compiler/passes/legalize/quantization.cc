@@ -191,7 +191,7 @@ Expr ggml_code(const LowerContext& c, const Expr& base, const Expr& k) {
   Expr low = bit_and(byte, loop::imm(15, DType::u8)), high = shr(byte, loop::imm(4, DType::u8));
   // A decoder written for a sequential nibble layout (element 2j low, 2j + 1 high) reading
   // GGML's split layout gets the two halves of every byte backwards.
-  if (faults::enabled(kQ4_0NibbleOrderSwapped)) std::swap(low, high);
+  if (c.compile.fault(kQ4_0NibbleOrderSwapped)) std::swap(low, high);
   return loop::cast(DType::i32, loop::select(at < 16, low, high));
 }
 
@@ -203,11 +203,11 @@ Stmt dequantize(LowerContext& c) {
   const DType out = c.out_dtype(), pt = product_type(c.in_dtype(1), out);
   int64_t zero_point = ggml ? 8 : 7;
   // GGML's zero point applied to MLC codes (a dequantizer shared between the two formats).
-  if (faults::enabled(kQ4f16_1ZeroPoint8) && c.attrs().get_string("format") == "q4f16_1") zero_point = 8;
+  if (c.compile.fault(kQ4f16_1ZeroPoint8) && c.attrs().get_string("format") == "q4f16_1") zero_point = 8;
   Expr scales_per_row = groups;
   // The scale row stride taken as K // group, forgetting the partial last group: right only
   // when the group divides K.
-  if (faults::enabled(kDequantizeGroupIndexTail)) scales_per_row = floordiv(k, group);
+  if (c.compile.fault(kDequantizeGroupIndexTail)) scales_per_row = floordiv(k, group);
   return loop_nest(c, {row_count(c.out_shape()), k}, [&](const std::vector<Expr>& idx) {
     const Expr& row = idx[0];
     const Expr q = ggml ? ggml_code(c, row * per_row, idx[1]) : mlc_code(c, row * per_row, idx[1]);

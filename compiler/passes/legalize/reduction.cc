@@ -163,7 +163,7 @@ Lowering arg_lowering(bool largest) {
           c, DType::i64, 0, red[0],
           [&](const Expr& best, const Expr& i) {
             const Expr x = at(i), current = at(best);
-            const bool ties_too = faults::enabled(kArgmaxTiesPickLast);
+            const bool ties_too = c.compile.fault(kArgmaxTiesPickLast);
             Expr better = largest ? (ties_too ? x >= current : x > current) : (ties_too ? x <= current : x < current);
             if (is_float(c.in_dtype(0))) better = current == current && (better || x != x);
             return loop::select(better, i, best);

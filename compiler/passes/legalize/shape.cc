@@ -117,7 +117,7 @@ Stmt strided_slice(LowerContext& c) {
     step[ax] = strides.empty() ? 1 : strides[i];
     first[ax] = slice_start(begin[i], in_shape[ax], step[ax]);
     // A forward slice from -b starts at b: min keeps the reads in bounds (the fault shows where dim > 2b).
-    if (step[ax] > 0 && begin[i].is_const() && begin[i].value() < 0 && faults::enabled(kStridedSliceNegativeBegin)) {
+    if (step[ax] > 0 && begin[i].is_const() && begin[i].value() < 0 && c.compile.fault(kStridedSliceNegativeBegin)) {
       first[ax] = loop::min(Expr(-begin[i].value()), first[ax]);
     }
   }

@@ -4,21 +4,9 @@
 #include <cstring>
 #include <set>
 
-#include "compiler/faults/faults.h"
 #include "compiler/loop/visitor.h"
 
 namespace difftest::passes::schedule {
-
-// Test faults of this file (docs/faults.md): off unless switched on.
-
-const faults::Fault kSplitNoGuardSymbolic({
-    .name = "split-no-guard-symbolic",
-    .pass = "ScheduleElementwise",
-    .description = "ScheduleElementwise splits a symbolic extent into vectors without the tail loop, assuming the "
-        "lanes (16 for f32) divide it, so the last extent % 16 elements are never written: a loop split that trusts "
-        "a divisibility hint for a symbolic extent",
-    .models = "a loop split that trusts a divisibility hint for a symbolic extent",
-});
 
 using loop::Buffer;
 using loop::Expr;
@@ -214,16 +202,14 @@ Stmt with_kind(const Stmt& f, ForKind kind) {
 }
 
 Stmt split_vectorized(const std::string& name, const Expr& extent, int64_t lanes, ForKind outer_kind,
-                      const std::function<Stmt(const Expr&)>& body) {
+                      const std::function<Stmt(const Expr&)>& body, Tail tail) {
   const Expr o = Expr::var(name + "o"), l = Expr::var(name + "l"), t = Expr::var(name + "t");
   const Expr chunks = div(extent, lanes);
   const Expr main = mul(chunks, lanes);
   const Stmt vec = make_for(o, 0, chunks, outer_kind,
                             Stmt::for_loop(l, 0, lanes, ForKind::Vectorized, body(add(mul(o, lanes), l))));
   const Stmt rest = make_for(t, main, sub(extent, main), ForKind::Serial, body(t));
-  // Fault split-no-guard-symbolic: a symbolic extent is assumed to be a multiple of the lanes,
-  // as a split whose divisibility check trusts a hint, so no tail loop follows the vectors.
-  if (faults::enabled(kSplitNoGuardSymbolic) && !is_const(extent)) return vec;
+  if (tail == Tail::DroppedWhenSymbolic && !is_const(extent)) return vec;
   return Stmt::seq({vec, rest});
 }
 

@@ -69,10 +69,14 @@ loop::Stmt rewrap(const std::vector<loop::Stmt>& loops, loop::Stmt body);
 // The same loop with another kind.
 loop::Stmt with_kind(const loop::Stmt& f, loop::ForKind kind);
 
+// What follows the vector loop of a split: the serial tail, or (fault split-no-guard-symbolic,
+// ScheduleElementwise's) none for a symbolic extent, as a split whose divisibility check trusts
+// a hint.
+enum class Tail { Kept, DroppedWhenSymbolic };
 // [0, extent) as `for o in [0, extent // lanes) outer_kind { for l in [0, lanes) vectorized {
 // body(o * lanes + l) } }` then a serial tail over the rest.
 loop::Stmt split_vectorized(const std::string& name, const loop::Expr& extent, int64_t lanes, loop::ForKind outer_kind,
-                            const std::function<loop::Stmt(const loop::Expr&)>& body);
+                            const std::function<loop::Stmt(const loop::Expr&)>& body, Tail tail = Tail::Kept);
 
 // The body of the function or, for a sequence at the top, of each of its items: rewritten by
 // `rule` (nullopt: left as is). The module comes back identical when nothing matched.

@@ -1,9 +1,22 @@
 #include "compiler/passes/schedule/schedule_elementwise.h"
 
 #include "compiler/loop/visitor.h"
+#include "compiler/faults/faults.h"
 #include "compiler/passes/schedule/common.h"
 
 namespace difftest::passes {
+
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kSplitNoGuardSymbolic({
+    .name = "split-no-guard-symbolic",
+    .pass = "ScheduleElementwise",
+    .description = "ScheduleElementwise splits a symbolic extent into vectors without the tail loop, assuming the "
+        "lanes (16 for f32) divide it, so the last extent % 16 elements are never written: a loop split that trusts "
+        "a divisibility hint for a symbolic extent",
+    .models = "a loop split that trusts a divisibility hint for a symbolic extent",
+});
+
 
 namespace {
 
@@ -35,7 +48,7 @@ bool uses_any(const Expr& e, const std::vector<Expr>& vars) {
   return false;
 }
 
-std::optional<Stmt> rewrite_elementwise_nest(const Stmt& s, const target::Target& target) {
+std::optional<Stmt> rewrite_elementwise_nest(const Stmt& s, const target::Target& target, const CompileContext& compile) {
   std::vector<Expr> vars, extents;
   Stmt cur = s;
   while (cur.kind() == StmtKind::For && cur.node().for_kind == ForKind::Serial && cur.node().min.is_int_imm(0)) {
@@ -84,7 +97,8 @@ std::optional<Stmt> rewrite_elementwise_nest(const Stmt& s, const target::Target
     return Stmt::store(out, substitute(index, sub), substitute(value, sub));
   };
   const ForKind inner_outer_kind = vars.size() == 1 && parallel ? ForKind::Parallel : ForKind::Serial;
-  Stmt nest = split ? split_vectorized(inner_name, inner, lanes, inner_outer_kind, body)
+  const Tail tail = compile.fault(kSplitNoGuardSymbolic) ? Tail::DroppedWhenSymbolic : Tail::Kept;
+  Stmt nest = split ? split_vectorized(inner_name, inner, lanes, inner_outer_kind, body, tail)
                     : Stmt::for_loop(vars.back(), 0, inner, inner_outer_kind, body(vars.back()));
   for (size_t d = vars.size() - 1; d-- > 0;) {
     nest = Stmt::for_loop(vars[d], 0, extents[d], d == 0 && parallel ? ForKind::Parallel : ForKind::Serial, nest);
@@ -94,8 +108,8 @@ std::optional<Stmt> rewrite_elementwise_nest(const Stmt& s, const target::Target
 
 }  // namespace
 
-loop::Module schedule_elementwise(const loop::Module& m) {
-  return apply_rule(m, [&](const Stmt& s) { return rewrite_elementwise_nest(s, *m.target); });
+loop::Module schedule_elementwise(const loop::Module& m, const CompileContext& compile) {
+  return apply_rule(m, [&](const Stmt& s) { return rewrite_elementwise_nest(s, *m.target, compile); });
 }
 
 }  // namespace difftest::passes

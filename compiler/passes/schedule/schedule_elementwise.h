@@ -6,10 +6,11 @@
 // when the nest is large (symbolic extents: always; the thread pool chunks the range).
 #pragma once
 
+#include "compiler/context/compile_context.h"
 #include "compiler/loop/ir.h"
 
 namespace difftest::passes {
 
-loop::Module schedule_elementwise(const loop::Module& m);  // m's functions unchanged when none matches
+loop::Module schedule_elementwise(const loop::Module& m, const CompileContext& compile);  // m's functions unchanged when none matches
 
 }  // namespace difftest::passes

@@ -53,7 +53,7 @@ bool is_dot_term(const Expr& term, const std::string& i, const std::string& j, c
   return (!uses_var(a, j) && !uses_var(b, i)) || (!uses_var(a, i) && !uses_var(b, j));
 }
 
-std::optional<Stmt> tile(const Stmt& s, const target::Target& target) {
+std::optional<Stmt> tile(const Stmt& s, const target::Target& target, const CompileContext& compile) {
   const auto n = match_reduction(s);
   if (!n || n->spatial.size() < 2) return std::nullopt;
   const auto fold = match_fold(*n);
@@ -91,7 +91,7 @@ std::optional<Stmt> tile(const Stmt& s, const target::Target& target) {
           over_tile([&](const Substitution& t, const Expr&) { return substitute(n->tail, t); }),
       }));
 
-  if (faults::enabled(kReductionInitPerTile)) {
+  if (compile.fault(kReductionInitPerTile)) {
     // Fault reduction-init-per-tile: one row of accumulators per tile, zeroed once before the
     // tile's rows, as a hand-written kernel that hoists `acc = 0` out of its row loop: row r
     // of the tile starts from row r - 1's finished sums.
@@ -118,7 +118,7 @@ std::optional<Stmt> tile(const Stmt& s, const target::Target& target) {
       make_for(lj.node().var, n_main, sub(n_ext, n_main), ForKind::Serial, substitute(n->alloc, row_of_tile)));
   // Fault matmul-vector-tail-dropped: the columns past the last full tile of vectors are
   // never computed, as a kernel written for N a multiple of the vector width.
-  if (faults::enabled(kMatmulVectorTailDropped)) column_tail = nothing();
+  if (compile.fault(kMatmulVectorTailDropped)) column_tail = nothing();
 
   // Parallel: the outermost batch loop that has more than one iteration, else the row tiles.
   std::vector<Stmt> batch(n->spatial.begin(), n->spatial.end() - 2);
@@ -139,8 +139,8 @@ std::optional<Stmt> tile(const Stmt& s, const target::Target& target) {
 
 }  // namespace
 
-loop::Module schedule_matmul(const loop::Module& m) {
-  return apply_rule(m, [&](const Stmt& s) { return tile(s, *m.target); });
+loop::Module schedule_matmul(const loop::Module& m, const CompileContext& compile) {
+  return apply_rule(m, [&](const Stmt& s) { return tile(s, *m.target, compile); });
 }
 
 }  // namespace difftest::passes

@@ -9,10 +9,11 @@
 // is parallel: tiles write disjoint outputs.
 #pragma once
 
+#include "compiler/context/compile_context.h"
 #include "compiler/loop/ir.h"
 
 namespace difftest::passes {
 
-loop::Module schedule_matmul(const loop::Module& m);  // m's functions unchanged when none matches
+loop::Module schedule_matmul(const loop::Module& m, const CompileContext& compile);  // m's functions unchanged when none matches
 
 }  // namespace difftest::passes

@@ -50,7 +50,7 @@ DType operand_dtype(Expr term) {
   return term.dtype();
 }
 
-std::optional<Stmt> rewrite_reduction_nest(const Stmt& s, const target::Target& target) {
+std::optional<Stmt> rewrite_reduction_nest(const Stmt& s, const target::Target& target, const CompileContext& compile) {
   const auto n = match_reduction(s);
   if (!n) return std::nullopt;
   const auto fold = match_fold(*n);
@@ -59,10 +59,10 @@ std::optional<Stmt> rewrite_reduction_nest(const Stmt& s, const target::Target& 
   if (is_const(n->k_extent) && n->k_extent.node().int_value < lanes) return std::nullopt;
   auto split = split_reduction_lanes(*n, *fold, lanes);
   if (!split) return std::nullopt;
-  if (faults::enabled(kScheduleReductionTail)) split = with_tail_one_short(*split, n->k.node().name + "t");
+  if (compile.fault(kScheduleReductionTail)) split = with_tail_one_short(*split, n->k.node().name + "t");
   const DType narrow = operand_dtype(fold->term);
   if (is_float(narrow) && dtype_bits(narrow) < dtype_bits(n->acc.dtype()) &&
-      faults::enabled(kReductionLanePartialsNarrow)) {
+      compile.fault(kReductionLanePartialsNarrow)) {
     split = with_partials_rounded(*split, n->acc.name() + "l", narrow);
   }
   std::vector<Stmt> loops = n->spatial;
@@ -77,8 +77,8 @@ std::optional<Stmt> rewrite_reduction_nest(const Stmt& s, const target::Target& 
 
 }  // namespace
 
-loop::Module schedule_reduction(const loop::Module& m) {
-  return apply_rule(m, [&](const Stmt& s) { return rewrite_reduction_nest(s, *m.target); });
+loop::Module schedule_reduction(const loop::Module& m, const CompileContext& compile) {
+  return apply_rule(m, [&](const Stmt& s) { return rewrite_reduction_nest(s, *m.target, compile); });
 }
 
 }  // namespace difftest::passes

@@ -6,10 +6,11 @@
 // order. Products, argmax/argmin, strided or multi-axis reductions are left as they are.
 #pragma once
 
+#include "compiler/context/compile_context.h"
 #include "compiler/loop/ir.h"
 
 namespace difftest::passes {
 
-loop::Module schedule_reduction(const loop::Module& m);  // m's functions unchanged when none matches
+loop::Module schedule_reduction(const loop::Module& m, const CompileContext& compile);  // m's functions unchanged when none matches
 
 }  // namespace difftest::passes

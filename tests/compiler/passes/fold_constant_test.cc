@@ -248,7 +248,7 @@ RC_GTEST_PROP(FoldConstant, PreservesTheReference, ()) {
   GeneratorOptions options;
   options.max_ops = 5;
   const Program p = generate_program(choices, options);
-  const Program after = pipeline::find_pass("FoldConstant").graph(p);
+  const Program after = pipeline::find_pass("FoldConstant").graph(p, testing::planted_context());
   verify(after);
   RC_ASSERT(after.num_calls() <= p.num_calls());
   const auto preserved = testing::preserves_reference(p, after);

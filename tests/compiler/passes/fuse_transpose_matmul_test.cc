@@ -173,7 +173,7 @@ RC_GTEST_PROP(FuseTransposeMatmul, PreservesTheReference, ()) {
   options.weights["matmul"] = 300;
   const Program p = unfuse(generate_program(choices, options));
   verify(p);
-  const Program after = pipeline::find_pass("FuseTransposeMatmul").graph(p);
+  const Program after = pipeline::find_pass("FuseTransposeMatmul").graph(p, testing::planted_context());
   verify(after);
   RC_CLASSIFY(!after.same_as(p), "fused");
   RC_ASSERT(after.num_calls() == p.num_calls());

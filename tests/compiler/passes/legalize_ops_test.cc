@@ -16,7 +16,7 @@ namespace {
 
 void expect_lowering(const std::string& in, const std::string& want, const std::string& intent) {
   pipeline::RunOptions options;
-  options.target = &target::text_default_target();  // the expected texts carry no target line
+  options.context.target = &target::text_default_target();  // the expected texts carry no target line
   const loop::Module got = pipeline::run_passes(testing::parse_case(in), {"LegalizeOps"}, options).module;
   loop::verify(got);
   EXPECT_EQ(loop::print(got), loop::print(loop::parse_module(want, "<want>"))) << "LegalizeOps: " << intent;

@@ -25,7 +25,7 @@ program @p(n: 1..8) {
 std::vector<std::string> events(const std::vector<std::string>& passes, int limit, std::set<std::string> disabled = {}) {
   std::vector<std::string> log;
   RunOptions o;
-  o.bisect_limit = limit;
+  o.context.bisect_limit = limit;
   o.disabled = std::move(disabled);
   o.on_event = [&](const PassEvent& e) { log.push_back(bisect_line(e)); };
   run_passes(testing::parse_case(kDeadCode), passes, o);
@@ -46,9 +46,9 @@ TEST(PassManager, NumbersApplicationsLikeOptBisectAndStopsAtTheLimit) {
 TEST(PassManager, TheLimitDecidesWhatRuns) {
   const Program p = testing::parse_case(kDeadCode);
   RunOptions o;
-  o.bisect_limit = 0;
+  o.context.bisect_limit = 0;
   EXPECT_EQ(run_passes(p, {"DeadCodeElimination", "LegalizeOps"}, o).module.calls.size(), 2u);
-  o.bisect_limit = 1;
+  o.context.bisect_limit = 1;
   EXPECT_EQ(run_passes(p, {"DeadCodeElimination", "LegalizeOps"}, o).module.calls.size(), 1u);
 }
 
@@ -78,7 +78,7 @@ TEST(PassManager, DisabledPassesAreDroppedAndNotNumbered) {
 TEST(PassManager, PrintsOnlyAfterAPassThatChangedTheProgram) {
   std::vector<std::string> printed;
   RunOptions o;
-  o.print_after = [&](const std::string& pass, const std::string&) { printed.push_back(pass); };
+  o.context.diagnostics = [&](const std::string& pass, const std::string&) { printed.push_back(pass); };
   run_passes(testing::parse_case(kDeadCode), {"DeadCodeElimination", "DeadCodeElimination", "LegalizeOps"}, o);
   EXPECT_EQ(printed, (std::vector<std::string>{"DeadCodeElimination", "LegalizeOps"}));
 }

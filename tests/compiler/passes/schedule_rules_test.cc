@@ -20,7 +20,7 @@ TEST_P(ScheduleRules, TogetherAgreeWithTheReferenceOnTheCorpus) {
   const target::Target& target = target::find_target(GetParam());
   if (!target::missing_host_features(target).empty()) GTEST_SKIP() << "this host cannot run " << target.name;
   pipeline::RunOptions options;
-  options.target = &target;
+  options.context.target = &target;
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(std::string(DIFFTEST_SOURCE_DIR) + "/corpus")) {
     if (e.path().extension() == ".ir") files.push_back(e.path());

@@ -13,7 +13,7 @@ namespace difftest::testing {
 // For the text default target (avx512), whatever the host: the expectations count its lanes.
 inline loop::Module lowered(const std::string& program_text, const std::vector<std::string>& passes = {"LegalizeOps"}) {
   pipeline::RunOptions options;
-  options.target = &target::text_default_target();
+  options.context.target = &target::text_default_target();
   return pipeline::run_passes(parse_case(program_text), passes, options).module;
 }
 
