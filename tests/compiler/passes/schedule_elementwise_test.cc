@@ -51,53 +51,6 @@ TEST(ScheduleElementwise, FlattensSameShapeOperandsIntoOneVectorizedParallelLoop
 // The vector width comes from the module's target: 256-bit AVX2 registers hold 8 f32 lanes.
 TEST(ScheduleElementwise, SizesVectorsForTheModulesTarget) { expect_flattened(8, "target(avx2)\n"); }
 
-TEST(ScheduleElementwise, KeepsTheNestOfABroadcast) {
-  expect_loop_rewrite("ScheduleElementwise", R"(func @add_1(x: f32[n, 20], b: f32[20], w: f32[n, 20]) dims(n) {
-  for (i0, 0, n) serial {
-    for (i1, 0, 20) serial {
-      w[((i0 * 20) + i1)] = (x[((i0 * 20) + i1)] + b[i1])
-    }
-  }
-}
-call @add_1(x, b, w) dims(n)
-)",
-                      R"(func @add_1(x: f32[n, 20], b: f32[20], w: f32[n, 20]) dims(n) {
-  for (i0, 0, n) parallel {
-    for (i1o, 0, 1) serial {
-      for (i1l, 0, 16) vectorized {
-        w[((i0 * 20) + ((i1o * 16) + i1l))] = (x[((i0 * 20) + ((i1o * 16) + i1l))] + b[((i1o * 16) + i1l)])
-      }
-    }
-    for (i1t, 16, 4) serial {
-      w[((i0 * 20) + i1t)] = (x[((i0 * 20) + i1t)] + b[i1t])
-    }
-  }
-}
-call @add_1(x, b, w) dims(n)
-)",
-                      "b is read by the column alone: no flattening; rows in parallel, columns vectorized");
-}
-
-TEST(ScheduleElementwise, SmallConstantNestsAreOnlyFlattened) {
-  expect_loop_rewrite("ScheduleElementwise", R"(func @exp_0(s: f32[2, 3], e: f32[2, 3]) dims() {
-  for (i0, 0, 2) serial {
-    for (i1, 0, 3) serial {
-      e[((i0 * 3) + i1)] = exp(s[((i0 * 3) + i1)])
-    }
-  }
-}
-call @exp_0(s, e) dims()
-)",
-                      R"(func @exp_0(s: f32[2, 3], e: f32[2, 3]) dims() {
-  for (i0f, 0, 6) serial {
-    e[i0f] = exp(s[i0f])
-  }
-}
-call @exp_0(s, e) dims()
-)",
-                      "6 elements: too few for a vector chunk or a thread");
-}
-
 TEST(ScheduleElementwise, LeavesOtherNestsExactlyAsTheyAre) {
   const loop::Module m = loop::parse_module(R"(func @neg_0(v: f32[8], c: f32[8]) dims() {
   for (i0, 0, 8) serial {

@@ -11,67 +11,7 @@
 namespace difftest {
 namespace {
 
-using testing::expect_loop_rewrite;
 using testing::rule_fires_and_agrees;
-
-TEST(ScheduleReduction, SplitsAContiguousSumOverLanes) {
-  expect_loop_rewrite("ScheduleReduction", R"(func @sum_1(s: f32[2, 20], t: f32[2]) dims() {
-  for (i0, 0, 2) serial {
-    alloc acc1: f32[1] local {
-      acc1[0] = 0.0:f32
-      for (i2, 0, 20) serial {
-        acc1[0] = (acc1[0] + s[((i0 * 20) + i2)])
-      }
-      t[i0] = acc1[0]
-    }
-  }
-}
-call @sum_1(s, t) dims()
-)",
-                      R"(func @sum_1(s: f32[2, 20], t: f32[2]) dims() {
-  for (i0, 0, 2) parallel {
-    alloc acc1l: f32[16] local {
-      for (i2l, 0, 16) vectorized { acc1l[i2l] = 0.0:f32 }
-      for (i2o, 0, 1) serial {
-        for (i2l, 0, 16) vectorized { acc1l[i2l] = (acc1l[i2l] + s[((i0 * 20) + ((i2o * 16) + i2l))]) }
-      }
-      for (i2t, 16, 4) serial { acc1l[0] = (acc1l[0] + s[((i0 * 20) + i2t)]) }
-      for (i2c, 1, 15) serial { acc1l[0] = (acc1l[0] + acc1l[i2c]) }
-      t[i0] = acc1l[0]
-    }
-  }
-}
-call @sum_1(s, t) dims()
-)",
-                      "16 lanes, a 4-element tail, the lanes combined into lane 0, the row loop parallel");
-}
-
-TEST(ScheduleReduction, MaxStartsEveryLaneAtItsIdentity) {
-  expect_loop_rewrite("ScheduleReduction", R"(func @max_0(s: f16[32], t: f16[1]) dims() {
-  alloc acc1: f16[1] local {
-    acc1[0] = -inf:f16
-    for (i2, 0, 32) serial {
-      acc1[0] = max(acc1[0], s[i2])
-    }
-    t[0] = acc1[0]
-  }
-}
-call @max_0(s, t) dims()
-)",
-                      R"(func @max_0(s: f16[32], t: f16[1]) dims() {
-  alloc acc1l: f16[32] local {
-    for (i2l, 0, 32) vectorized { acc1l[i2l] = -inf:f16 }
-    for (i2o, 0, 1) serial {
-      for (i2l, 0, 32) vectorized { acc1l[i2l] = max(acc1l[i2l], s[((i2o * 32) + i2l)]) }
-    }
-    for (i2c, 1, 31) serial { acc1l[0] = max(acc1l[0], acc1l[i2c]) }
-    t[0] = acc1l[0]
-  }
-}
-call @max_0(s, t) dims()
-)",
-                      "a 2-byte accumulator gets 32 lanes; K = 32 leaves no tail; a scalar result has no loop to parallelize");
-}
 
 TEST(ScheduleReduction, LeavesOtherFoldsExactlyAsTheyAre) {
   const loop::Module m = testing::lowered(R"(
