@@ -14,6 +14,7 @@
 #include "compiler/codegen/arith.h"
 #include "compiler/codegen/vector_loop.h"
 #include "compiler/faults/faults.h"
+#include "compiler/loop/analysis.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/loop/printer.h"
 #include "compiler/loop/visitor.h"
@@ -279,18 +280,7 @@ class FunctionEmitter {
   }
 
   static bool reads_what_it_writes(const Stmt& body) {
-    struct Accesses : loop::Visitor {
-      std::set<std::string> loaded, stored;
-      void visit_load(const Expr& e) override {
-        loaded.insert(e.node().buffer.name());
-        loop::Visitor::visit_load(e);
-      }
-      void visit_store(const Stmt& s) override {
-        stored.insert(s.node().buffer.name());
-        loop::Visitor::visit_store(s);
-      }
-    } a;
-    a.visit(body);
+    const loop::Footprint a = loop::footprint(body);
     for (const auto& b : a.stored) {
       if (a.loaded.count(b)) return true;
     }

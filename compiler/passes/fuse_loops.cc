@@ -1,3 +1,4 @@
+#include "compiler/loop/analysis.h"
 #include "compiler/passes/fuse_loops.h"
 
 #include <fmt/format.h>
@@ -43,28 +44,6 @@ using loop::Stmt;
 using loop::StmtKind;
 
 constexpr int64_t kMaxLocalBytes = 1024;
-
-// Names of the buffers a statement stores to / loads from.
-class Accesses : public loop::Visitor {
- public:
-  std::set<std::string> stored, loaded;
-
- protected:
-  void visit_load(const Expr& e) override {
-    loaded.insert(e.node().buffer.name());
-    loop::Visitor::visit_load(e);
-  }
-  void visit_store(const Stmt& s) override {
-    stored.insert(s.node().buffer.name());
-    loop::Visitor::visit_store(s);
-  }
-};
-
-Accesses accesses(const Stmt& s) {
-  Accesses a;
-  a.visit(s);
-  return a;
-}
 
 // Member buffers onto the fused function's: params onto the value buffers, allocations onto
 // fresh names (two members may both have an `acc`).
@@ -152,7 +131,7 @@ std::optional<Producer> producer_form(const Stmt& body, const std::string& out) 
     s = n.body[0];
   }
   if (s.kind() != StmtKind::Store || s.node().buffer.name() != out) return std::nullopt;
-  if (accesses(s).loaded.count(out)) return std::nullopt;
+  if (loop::footprint(s).loaded.count(out)) return std::nullopt;
   p.index = s.node().index;
   p.value = s.node().value;
   return p;
@@ -191,7 +170,7 @@ std::string value_buffer_name(const std::string& v) {
 
 // The written params of a call, by value name.
 std::set<std::string> written(const loop::PrimFunc& f, const loop::Call& c) {
-  const Accesses a = accesses(f.body);
+  const loop::Footprint a = loop::footprint(f.body);
   std::set<std::string> out;
   for (size_t i = 0; i < f.params.size(); ++i) {
     if (a.stored.count(f.params[i].name())) out.insert(c.buffers[i]);
@@ -294,7 +273,7 @@ class Fuser {
                            const std::map<std::string, Buffer>& value_buffers) const {
     if (outs_[k].size() != 1 || !producer_form(body, value_buffers.at(*outs_[k].begin()).name())) return body;
     const Buffer& out = value_buffers.at(*outs_[k].begin());
-    const std::set<std::string> loaded = accesses(body).loaded;
+    const std::set<std::string> loaded = loop::footprint(body).loaded;
     for (const auto& v : internal_order_) {
       const Buffer& t = value_buffers.at(v);
       if (!loaded.count(t.name()) || producers.count(t.name()) || t.dtype() != out.dtype()) continue;

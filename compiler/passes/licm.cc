@@ -1,3 +1,4 @@
+#include "compiler/loop/analysis.h"
 #include "compiler/passes/licm.h"
 
 #include <fmt/format.h>
@@ -31,57 +32,13 @@ using loop::ExprKind;
 using loop::Stmt;
 using loop::StmtKind;
 
-// What a loop body binds and writes.
-struct Effects : loop::Visitor {
-  std::set<std::string> bound_vars, stored, allocated;
-  void visit_for(const Stmt& s) override {
-    bound_vars.insert(s.node().var.node().name);
-    loop::Visitor::visit_for(s);
-  }
-  void visit_store(const Stmt& s) override {
-    stored.insert(s.node().buffer.name());
-    loop::Visitor::visit_store(s);
-  }
-  void visit_allocate(const Stmt& s) override {
-    allocated.insert(s.node().buffer.name());
-    loop::Visitor::visit_allocate(s);
-  }
-};
-
-struct Names : loop::Visitor {
-  std::set<std::string> buffers;
-  void visit_load(const Expr& e) override {
-    buffers.insert(e.node().buffer.name());
-    loop::Visitor::visit_load(e);
-  }
-  void visit_store(const Stmt& s) override {
-    buffers.insert(s.node().buffer.name());
-    loop::Visitor::visit_store(s);
-  }
-  void visit_allocate(const Stmt& s) override {
-    buffers.insert(s.node().buffer.name());
-    loop::Visitor::visit_allocate(s);
-  }
-};
-
 class Hoister : public loop::Mutator {
  public:
   Hoister(const loop::PrimFunc& f, bool own_stores_ignored) : own_stores_ignored_(own_stores_ignored) {
-    Names names;
-    names.visit(f.body);
-    taken_ = names.buffers;
+    const loop::Footprint whole = loop::footprint(f.body);
+    taken_ = whole.buffers();
     for (const auto& p : f.params) taken_.insert(p.name());
-    struct Scalars : loop::Visitor {
-      std::set<std::string> names;
-      void visit_allocate(const Stmt& s) override {
-        if (s.node().scope == loop::Scope::Local && s.node().buffer.numel().is_int_imm(1)) {
-          names.insert(s.node().buffer.name());
-        }
-        loop::Visitor::visit_allocate(s);
-      }
-    } scalars;
-    scalars.visit(f.body);
-    scalars_ = scalars.names;
+    scalars_ = whole.local_scalars;
   }
 
   using loop::Mutator::mutate;
@@ -90,9 +47,8 @@ class Hoister : public loop::Mutator {
     if (!s.defined() || s.kind() != StmtKind::For) return mutate_children(s);
     const Stmt loop_stmt = mutate_children(s);  // inner loops first
     const loop::StmtNode& n = loop_stmt.node();
-    Effects fx;
-    fx.bound_vars.insert(n.var.node().name);
-    fx.visit(n.body[0]);
+    loop::Footprint fx = loop::footprint(n.body[0]);
+    fx.loop_vars.insert(n.var.node().name);
     std::vector<Expr> found;
     collect(n.body[0], fx, found);
     if (found.empty()) return loop_stmt;
@@ -146,9 +102,9 @@ class Hoister : public loop::Mutator {
     }
   }
 
-  bool invariant(const Expr& e, const Effects& fx) const {
+  bool invariant(const Expr& e, const loop::Footprint& fx) const {
     const loop::ExprNode& n = e.node();
-    if (n.kind == ExprKind::Var) return !fx.bound_vars.count(n.name);
+    if (n.kind == ExprKind::Var) return !fx.loop_vars.count(n.name);
     // Fault licm-hoists-dependent-load: the loop's own stores are left out of the alias check,
     // so a load the loop feeds (an accumulator read back on the next iteration) is hoisted and
     // every iteration sees the value from before the loop.
@@ -171,7 +127,7 @@ class Hoister : public loop::Mutator {
   }
 
   // Maximal invariant subexpressions of `e` worth a temporary, in evaluation order.
-  void candidates(const Expr& e, const Effects& fx, const std::set<std::string>& scalars,
+  void candidates(const Expr& e, const loop::Footprint& fx, const std::set<std::string>& scalars,
                   std::vector<Expr>& out) const {
     if (!e.defined() || e.kind() == ExprKind::Var || e.kind() == ExprKind::IntImm || e.kind() == ExprKind::FloatImm) {
       return;
@@ -190,7 +146,7 @@ class Hoister : public loop::Mutator {
   }
 
   // Candidates in the statements that run on every iteration of the loop being processed.
-  void collect(const Stmt& s, const Effects& fx, std::vector<Expr>& out) const {
+  void collect(const Stmt& s, const loop::Footprint& fx, std::vector<Expr>& out) const {
     const loop::StmtNode& n = s.node();
     switch (n.kind) {
       case StmtKind::Store:
@@ -221,8 +177,7 @@ std::string licm_precondition(const loop::Module& m) {
   for (const auto& c : m.calls) {
     const loop::PrimFunc* f = m.find(c.func);
     if (f == nullptr || f->params.size() != c.buffers.size()) continue;
-    Effects fx;
-    fx.visit(f->body);
+    const loop::Footprint fx = loop::footprint(f->body);
     for (size_t k = 0; k < c.buffers.size(); ++k) {
       if (!fx.stored.count(f->params[k].name())) continue;
       for (size_t j = 0; j < c.buffers.size(); ++j) {
@@ -237,12 +192,9 @@ std::string licm_precondition(const loop::Module& m) {
 }
 
 loop::Module licm(const loop::Module& m, const CompileContext& compile) {
-  loop::Module out = m;
-  for (auto& f : out.funcs) {
-    Hoister h(f, compile.fault(kLicmHoistsDependentLoad));
-    f.body = h.mutate(f.body);
-  }
-  return out;
+  return loop::with_bodies(m, [&](const loop::PrimFunc& f) {
+    return Hoister(f, compile.fault(kLicmHoistsDependentLoad)).mutate(f.body);
+  });
 }
 
 }  // namespace difftest::passes

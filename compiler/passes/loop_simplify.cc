@@ -1,3 +1,4 @@
+#include "compiler/loop/analysis.h"
 #include "compiler/passes/loop_simplify.h"
 
 #include "compiler/faults/faults.h"
@@ -234,12 +235,9 @@ Stmt substitute_var(const Stmt& s, const std::string& name, const Expr& value) {
 }
 
 loop::Module loop_simplify(const loop::Module& m, const CompileContext& compile) {
-  loop::Module out = m;
-  for (auto& f : out.funcs) {
-    Simplifier simplifier(f, compile.fault(kFloorDivAsTruncDiv));
-    f.body = simplifier.mutate(f.body);
-  }
-  return out;
+  return loop::with_bodies(m, [&](const loop::PrimFunc& f) {
+    return Simplifier(f, compile.fault(kFloorDivAsTruncDiv)).mutate(f.body);
+  });
 }
 
 }  // namespace difftest::passes

@@ -1,3 +1,4 @@
+#include "compiler/loop/analysis.h"
 #include "compiler/passes/plan_memory.h"
 
 #include <map>
@@ -20,21 +21,6 @@ const faults::Fault kPlanMemoryReusesLiveBuffer({
     .models = "an off-by-one in the liveness of a memory planner",
 });
 
-namespace {
-
-class Stores : public loop::Visitor {
- public:
-  std::set<std::string> names;
-
- protected:
-  void visit_store(const loop::Stmt& s) override {
-    names.insert(s.node().buffer.name());
-    loop::Visitor::visit_store(s);
-  }
-};
-
-}  // namespace
-
 std::string plan_memory_precondition(const loop::Module& m) {
   if (m.outputs.empty()) return "the module does not list the program's outputs (PlanMemory runs on LegalizeOps' output)";
   return "";
@@ -48,12 +34,11 @@ loop::Module plan_memory(const loop::Module& m, const CompileContext& compile) {
   for (size_t k = 0; k < m.calls.size(); ++k) {
     const loop::Call& c = m.calls[k];
     const loop::PrimFunc* f = m.find(c.func);
-    Stores stores;
-    stores.visit(f->body);
+    const std::set<std::string> stored = loop::footprint(f->body).stored;
     for (size_t i = 0; i < c.buffers.size(); ++i) {
       const std::string& v = c.buffers[i];
       last_use[v] = k;
-      if (stores.names.count(f->params[i].name()) && !outputs.count(v) && defined.insert(v).second) {
+      if (stored.count(f->params[i].name()) && !outputs.count(v) && defined.insert(v).second) {
         defined_at[k].push_back(v);
       }
     }

@@ -1,3 +1,4 @@
+#include "compiler/loop/analysis.h"
 #include "compiler/passes/storage_rewrite.h"
 
 #include <map>
@@ -20,34 +21,8 @@ using loop::Stmt;
 using loop::StmtKind;
 
 // Does `s` (or `e`) name the buffer: a load, a store or an allocation of it?
-struct Mentions : loop::Visitor {
-  explicit Mentions(std::string n) : name(std::move(n)) {}
-  std::string name;
-  bool found = false;
-  void visit_load(const Expr& e) override {
-    found = found || e.node().buffer.name() == name;
-    loop::Visitor::visit_load(e);
-  }
-  void visit_store(const Stmt& s) override {
-    found = found || s.node().buffer.name() == name;
-    loop::Visitor::visit_store(s);
-  }
-  void visit_allocate(const Stmt& s) override {
-    found = found || s.node().buffer.name() == name;
-    loop::Visitor::visit_allocate(s);
-  }
-};
-
-bool mentions(const Stmt& s, const std::string& name) {
-  Mentions m(name);
-  m.visit(s);
-  return m.found;
-}
-bool mentions(const Expr& e, const std::string& name) {
-  Mentions m(name);
-  m.visit(e);
-  return m.found;
-}
+bool mentions(const Stmt& s, const std::string& name) { return loop::footprint(s).mentions(name); }
+bool mentions(const Expr& e, const std::string& name) { return loop::footprint(e).mentions(name); }
 
 class Rename : public loop::Mutator {
  public:
@@ -192,12 +167,7 @@ class Rewriter : public loop::Mutator {
 }  // namespace
 
 loop::Module storage_rewrite(const loop::Module& m) {
-  loop::Module out = m;
-  for (auto& f : out.funcs) {
-    Rewriter r(f);
-    f.body = r.mutate(f.body);
-  }
-  return out;
+  return loop::with_bodies(m, [](const loop::PrimFunc& f) { return Rewriter(f).mutate(f.body); });
 }
 
 }  // namespace difftest::passes

@@ -1,3 +1,4 @@
+#include "compiler/loop/analysis.h"
 #include "compiler/passes/unroll.h"
 
 #include "compiler/support/diagnostics.h"
@@ -90,12 +91,7 @@ class Unroller : public loop::Mutator {
 }  // namespace
 
 loop::Module unroll(const loop::Module& m) {
-  loop::Module out = m;
-  for (auto& f : out.funcs) {
-    Unroller u;
-    f.body = u.mutate(f.body);
-  }
-  return out;
+  return loop::with_bodies(m, [](const loop::PrimFunc& f) { return Unroller().mutate(f.body); });
 }
 
 }  // namespace difftest::passes

@@ -1,3 +1,4 @@
+#include "compiler/loop/analysis.h"
 #include "compiler/passes/schedule/common.h"
 
 #include <algorithm>
@@ -216,25 +217,11 @@ Stmt split_vectorized(const std::string& name, const Expr& extent, int64_t lanes
 namespace {
 
 // The loop variables and allocations a statement binds.
-class Binders : public loop::Visitor {
- public:
-  std::set<std::string> names;
-
- protected:
-  void visit_for(const Stmt& s) override {
-    names.insert(s.node().var.node().name);
-    Visitor::visit_for(s);
-  }
-  void visit_allocate(const Stmt& s) override {
-    names.insert(s.node().buffer.name());
-    Visitor::visit_allocate(s);
-  }
-};
-
 std::set<std::string> binders(const Stmt& s) {
-  Binders b;
-  b.visit(s);
-  return b.names;
+  const loop::Footprint f = loop::footprint(s);
+  std::set<std::string> names = f.loop_vars;
+  names.insert(f.allocated.begin(), f.allocated.end());
+  return names;
 }
 
 }  // namespace
