@@ -6,70 +6,89 @@
 
 namespace difftest::pipeline {
 
+namespace {
+
+// One step of a pipeline and why it stands where it does.
+struct Step {
+  const char* pass;
+  const char* why;
+};
+using Phase = std::vector<Step>;
+
+// The phases follow MLC-LLM's: graph cleanup, the pattern rewrites and fusion grouping, lowering,
+// then kernel fusion, scheduling and memory planning on the loop IR.
+const Phase kGraphCleanup = {
+    {"FoldConstant", "first: every later pass sees folded constants as literals"},
+    {"SimplifyExpr", "the exact identities that folded constants expose"},
+};
+const Phase kPatterns = {
+    {"FuseTransposeMatmul", "before DecomposeOps, which would leave no transpose-matmul pair whole"},
+    {"FuseAddRMSNorm", "groups a residual add with its norm while the norm is one op"},
+    {"FuseDequantizeMatmul", "groups a dequantize with its matmul while both are single ops"},
+};
+const Phase kDecompose = {
+    {"DecomposeOps", "after the patterns, which want the composite ops whole"},
+};
+const Phase kGraphTidy = {
+    {"CommonSubexprElimination", "merges the repeats that the rewrites above left"},
+    {"DeadCodeElimination", "drops what folding, merging and rewriting left unused"},
+};
+const Phase kGrouping = {
+    {"FuseOps", "last among the graph passes: it groups the program as it will be lowered"},
+};
+const Phase kLowering = {
+    {"LegalizeOps", "the lowering boundary: every op to a loop-IR function"},
+};
+const Phase kKernelFusion = {
+    {"FuseLoops", "first on the loop IR: merges each fusion group into one kernel"},
+};
+const Phase kLoopCleanup = {
+    {"LoopSimplify", "the index arithmetic of lowering and fusion, before anything matches on it"},
+};
+const Phase kSchedules = {
+    {"ScheduleGEMV", "one-row products first: ScheduleMatmul would tile them too"},
+    {"ScheduleMatmul", "register tiles for the remaining products"},
+    {"ScheduleReduction", "vector lanes for contiguous reductions"},
+    {"ScheduleElementwise", "last: vectorizes the elementwise nests the other rules left"},
+    {"LoopSimplify", "the index arithmetic the schedule rules wrote"},
+};
+const Phase kStorage = {
+    {"StorageRewrite", "allocations to their tightest scope once the loops are final"},
+};
+const Phase kUnrollAndHoist = {
+    {"Unroll", "small constant loops, before LICM hoists out of what remains"},
+    {"LICM", "invariant loads out of the loops the schedules made"},
+};
+const Phase kMemoryPlan = {
+    {"PlanMemory", "last: it plans the final list of calls"},
+};
+
+Pipeline pipeline_of(std::string name, const std::vector<const Phase*>& phases, int llvm_opt_level, bool fma) {
+  Pipeline p{std::move(name), {}, llvm_opt_level, fma};
+  for (const Phase* phase : phases) {
+    for (const Step& step : *phase) {
+      p.passes.push_back(step.pass);
+      p.reasons.push_back(step.why);
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
 const std::vector<Pipeline>& pipelines() {
-  // The levels follow MLC-LLM's phases: graph cleanup (O1), fusion and memory planning (O2),
-  // schedule rules (O3). Fusion groups are formed last among the graph passes (the pattern
-  // passes first, so DecomposeOps leaves their ops whole); PlanMemory comes last among the loop
-  // passes because it plans the final list of calls.
   static const std::vector<Pipeline> all = {
-      {"O0",
-       {
-           "LegalizeOps",
-       },
-       0, false},
-      {"O1",
-       {
-           "FoldConstant",
-           "SimplifyExpr",
-           "CommonSubexprElimination",
-           "DeadCodeElimination",
-           "LegalizeOps",
-           "LoopSimplify",
-       },
-       1, false},
-      {"O2",
-       {
-           "FoldConstant",
-           "SimplifyExpr",
-           "FuseTransposeMatmul",
-           "FuseAddRMSNorm",
-           "FuseDequantizeMatmul",
-           "DecomposeOps",
-           "CommonSubexprElimination",
-           "DeadCodeElimination",
-           "FuseOps",
-           "LegalizeOps",
-           "FuseLoops",
-           "LoopSimplify",
-           "StorageRewrite",
-           "PlanMemory",
-       },
-       2, false},
-      {"O3",
-       {
-           "FoldConstant",
-           "SimplifyExpr",
-           "FuseTransposeMatmul",
-           "FuseAddRMSNorm",
-           "FuseDequantizeMatmul",
-           "DecomposeOps",
-           "CommonSubexprElimination",
-           "DeadCodeElimination",
-           "FuseOps",
-           "LegalizeOps",
-           "FuseLoops",
-           "LoopSimplify",
-           "ScheduleGEMV",
-           "ScheduleMatmul",
-           "ScheduleReduction",
-           "ScheduleElementwise",
-           "LoopSimplify",
-           "StorageRewrite",
-           "Unroll",
-           "LICM",
-           "PlanMemory",
-       },
-       3, true},
+      pipeline_of("O0", {&kLowering}, 0, false),
+      pipeline_of("O1", {&kGraphCleanup, &kGraphTidy, &kLowering, &kLoopCleanup}, 1, false),
+      pipeline_of("O2",
+                  {&kGraphCleanup, &kPatterns, &kDecompose, &kGraphTidy, &kGrouping, &kLowering, &kKernelFusion,
+                   &kLoopCleanup, &kStorage, &kMemoryPlan},
+                  2, false),
+      // O2, with the schedule rules, unrolling and LICM, and LLVM allowed to contract into FMAs.
+      pipeline_of("O3",
+                  {&kGraphCleanup, &kPatterns, &kDecompose, &kGraphTidy, &kGrouping, &kLowering, &kKernelFusion,
+                   &kLoopCleanup, &kSchedules, &kStorage, &kUnrollAndHoist, &kMemoryPlan},
+                  3, true),
   };
   return all;
 }

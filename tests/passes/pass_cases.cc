@@ -18,6 +18,7 @@ constexpr const char* kSeparator = "# -----";
 constexpr const char* kIntent = "# intent: ";
 constexpr const char* kExpect = "# expect:";
 constexpr const char* kCheck = "# check: ";
+constexpr const char* kGraphInput = "# input: graph";
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -65,6 +66,7 @@ void read_file(const fs::path& path, const std::string& pass, std::vector<PassCa
     k.index = static_cast<int>(c);
     if (begin + 1 >= end || !starts_with(lines[begin + 1], kIntent)) fail(begin + 1, "expected \"# intent: ...\"");
     k.intent = lines[begin + 1].substr(std::string(kIntent).size());
+    k.graph_input = begin + 2 < end && lines[begin + 2] == kGraphInput;
     size_t expect_at = end;
     for (size_t i = begin + 2; i < end; ++i) {
       if (starts_with(lines[i], kExpect) || starts_with(lines[i], kCheck)) {

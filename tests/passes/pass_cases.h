@@ -4,6 +4,8 @@
 //
 //   # -----
 //   # intent: what the case is about (printed with any failure)
+//   # input: graph                   (a loop pass only: the input is a graph program, lowered
+//                                    by LegalizeOps for the text default target)
 //   program @p(...) { ... }          the input (loop IR text for a loop pass)
 //   # expect:                        then the expected output, whole;
 //   program @p(...) { ... }
@@ -24,6 +26,7 @@ struct PassCase {
   int line = 0;        // of the case's "# -----"
   int index = 0;       // its place in the file, from 0
   std::string intent;
+  bool graph_input = false;  // "# input: graph": a loop pass's input given as the program it lowers from
   std::string input;   // padded with newlines to its line in the file, so that errors name it
   enum class Expect { Output, Unchanged, Checks } expect = Expect::Output;
   std::string output;  // Expect::Output: the expected text, padded likewise

@@ -1,4 +1,4 @@
-// PlanMemory: slot assignment on modules, refusal without outputs, the byte saving on a chain,
+// PlanMemory (its slot-assignment cases: tests/passes/PlanMemory/): refusal without outputs, the byte saving on a chain,
 // and the property that planned modules agree with the reference.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -11,48 +11,6 @@ namespace difftest {
 namespace {
 
 const char* kCopy = "func @f(a: f32[4], b: f32[4]) dims() {\n  for (i, 0, 4) serial {\n    b[i] = a[i]\n  }\n}\n";
-
-TEST(PlanMemory, ReusesASlotOnceItsOccupantIsDead) {
-  testing::expect_loop_rewrite("PlanMemory", std::string(kCopy) + R"(
-call @f(x, t1) dims()
-call @f(t1, t2) dims()
-call @f(t2, t3) dims()
-call @f(t3, t4) dims()
-call @f(t4, y) dims()
-outputs(y)
-)",
-                               std::string(kCopy) + R"(
-call @f(x, t1) dims()
-call @f(t1, t2) dims()
-call @f(t2, t3) dims()
-call @f(t3, t4) dims()
-call @f(t4, y) dims()
-outputs(y)
-storage(t1, t3)
-storage(t2, t4)
-)",
-                               "a chain needs two slots; never the input's slot for the output of the same call");
-}
-
-TEST(PlanMemory, KeepsAValueReadLaterOutOfReuse) {
-  testing::expect_loop_rewrite("PlanMemory", std::string(kCopy) + R"(
-call @f(x, t1) dims()
-call @f(t1, t2) dims()
-call @f(t2, t3) dims()
-call @f(t1, y) dims()
-outputs(y, t3)
-)",
-                               std::string(kCopy) + R"(
-call @f(x, t1) dims()
-call @f(t1, t2) dims()
-call @f(t2, t3) dims()
-call @f(t1, y) dims()
-outputs(y, t3)
-storage(t1)
-storage(t2)
-)",
-                               "t1 lives until the last call, so t2 cannot reuse it; results get no slot");
-}
 
 TEST(PlanMemory, RefusesAModuleThatDoesNotListItsOutputs) {
   const loop::Module m = loop::parse_module(std::string(kCopy) + "call @f(x, y) dims()\n", "<case>");

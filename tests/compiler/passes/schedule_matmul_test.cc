@@ -1,4 +1,4 @@
-// ScheduleMatmul: IR-in/IR-out cases, tails at sizes that are not tile multiples (constant and
+// ScheduleMatmul (its tile cases: tests/passes/ScheduleMatmul/): tails at sizes that are not tile multiples (constant and
 // symbolic), dtypes, transposes and batch dims compiled at O3 against the reference, and the
 // property that it preserves the reference on generated programs.
 #include <gtest/gtest.h>
@@ -12,75 +12,7 @@
 namespace difftest {
 namespace {
 
-using testing::expect_loop_rewrite;
 using testing::rule_fires_and_agrees;
-
-// The legalized 5x2 @ 2x35 matmul's per-element body, with the row index as given.
-std::string element(const std::string& row) {
-  return "alloc acc2: f32[1] local {\n"
-         "acc2[0] = 0.0:f32\n"
-         "for (k3, 0, 2) serial {\n"
-         "acc2[0] = (acc2[0] + (a[((" + row + " * 2) + k3)] * b[((k3 * 35) + i1)]))\n"
-         "}\n"
-         "y[((" + row + " * 35) + i1)] = acc2[0]\n"
-         "}\n";
-}
-
-// The 5x2 @ 2x35 matmul scheduled in 4 x `width` tiles (two vectors of the target per row),
-// with `target_line` ("" or "target(NAME)\n") at the end of both texts.
-void expect_tiles(int width, const std::string& target_line) {
-  const std::string in =
-      "func @matmul_0(a: f32[5, 2], b: f32[2, 35], y: f32[5, 35]) dims() {\n"
-      "for (i0, 0, 5) serial {\nfor (i1, 0, 35) serial {\n" +
-      element("i0") +
-      "}\n}\n}\n"
-      "call @matmul_0(a, b, y) dims()\n" +
-      target_line;
-  // Tile rows are unrolled: row r of the tile is row (i0o * 4) + r, its accumulators r * width + i1i.
-  const std::vector<std::string> row = {"(i0o * 4)", "((i0o * 4) + 1)", "((i0o * 4) + 2)", "((i0o * 4) + 3)"};
-  const std::string w = std::to_string(width);
-  std::string init, update, store;
-  for (int r = 0; r < 4; ++r) {
-    const std::string slot = r == 0 ? "i1i" : fmt::format("({} + i1i)", r * width);
-    init += "for (i1i, 0, " + w + ") vectorized { acc2t[" + slot + "] = 0.0:f32 }\n";
-    update += "for (i1i, 0, " + w + ") vectorized { acc2t[" + slot + "] = (acc2t[" + slot + "] + (a[((" + row[r] +
-              " * 2) + k3)] * b[((k3 * 35) + ((i1o * " + w + ") + i1i))])) }\n";
-    store += "for (i1i, 0, " + w + ") vectorized { y[((" + row[r] + " * 35) + ((i1o * " + w + ") + i1i))] = acc2t[" +
-             slot + "] }\n";
-  }
-  const int tiles = 35 / width, tail = 35 % width;
-  const std::string want =
-      "func @matmul_0(a: f32[5, 2], b: f32[2, 35], y: f32[5, 35]) dims() {\n"
-      "for (i0o, 0, 1) parallel {\n"
-      "  for (i1o, 0, " +
-      std::to_string(tiles) +
-      ") serial {\n"
-      "    alloc acc2t: f32[" +
-      std::to_string(4 * width) + "] local {\n" + init + "for (k3, 0, 2) serial {\n" + update + "}\n" + store +
-      "    }\n"
-      "  }\n"
-      "  for (i0i, 0, 4) serial {\n"
-      "    for (i1, " +
-      std::to_string(tiles * width) + ", " + std::to_string(tail) + ") serial {\n" + element("((i0o * 4) + i0i)") +
-      "    }\n"
-      "  }\n"
-      "}\n"
-      "for (i0, 4, 1) serial {\nfor (i1, 0, 35) serial {\n" +
-      element("i0") +
-      "}\n}\n"
-      "}\n"
-      "call @matmul_0(a, b, y) dims()\n" +
-      target_line;
-  expect_loop_rewrite("ScheduleMatmul", in, want,
-                      fmt::format("4x{} tiles: the 5th row and the last {} columns of the tiled rows take the "
-                                  "per-element code",
-                                  width, tail));
-}
-
-TEST(ScheduleMatmul, TilesRowsAndColumnsWithTailsForBoth) { expect_tiles(32, ""); }
-
-// Two 8-lane AVX2 vectors per row; the four rows' 8 accumulators fit AVX2's 16 registers.
-TEST(ScheduleMatmul, SizesTheTileForTheModulesTarget) { expect_tiles(16, "target(avx2)\n"); }
 
 TEST(ScheduleMatmul, LeavesAnUnrecognisedFunctionExactlyAsIs) {
   // A sum over K with no product, and a product whose factors both depend on the column: no
