@@ -105,8 +105,20 @@ TEST_P(PassCases, GiveTheExpectedOutputOnceAndForAllAndKeepTheReference) {
       EXPECT_EQ(loop::print(run_loop_pass(c.pass, after)), got) << c.pass << " is not idempotent here: " << where;
       break;
     }
-    case pipeline::PassKind::Lowering:
-      FAIL() << where << ": LegalizeOps has its own tests (tests/compiler/passes/legalize_ops_test.cc)";
+    case pipeline::PassKind::Lowering: {
+      // Graph text in, loop text out, for the text default target (the texts carry no target).
+      const Program before = parse_program(c.input, c.file);
+      verify(before);
+      pipeline::RunOptions options;
+      options.context = planted_context();
+      options.context.target = &target::text_default_target();
+      const loop::Module got = pipeline::run_passes(before, {c.pass}, options).module;
+      loop::verify(got);
+      ASSERT_NE(c.expect, PassCase::Expect::Unchanged) << where << ": a lowering always changes its input";
+      expect_output(c, "", loop::print(got), false,
+                    [&](const std::string& text) { return loop::print(loop::parse_module(text, c.file)); });
+      break;
+    }
   }
 }
 

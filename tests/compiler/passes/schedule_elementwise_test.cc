@@ -1,7 +1,6 @@
 // ScheduleElementwise: IR-in/IR-out cases (flattening, broadcast nests, small and unrecognised
 // nests), sizes that are not vector multiples compiled at O3 against the reference, and the
 // property that it preserves the reference on generated programs.
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -12,45 +11,10 @@
 namespace difftest {
 namespace {
 
-using testing::expect_loop_rewrite;
 using testing::rule_fires_and_agrees;
 
 // z = x + y over [n, 20] for `target_line` ("" or "target(NAME)\n"), flattened into `lanes`-wide
 // vectorized chunks in parallel and a serial remainder.
-void expect_flattened(int lanes, const std::string& target_line) {
-  const std::string in = R"(func @add_0(x: f32[n, 20], y: f32[n, 20], z: f32[n, 20]) dims(n) {
-  for (i0, 0, n) serial {
-    for (i1, 0, 20) serial {
-      z[((i0 * 20) + i1)] = (x[((i0 * 20) + i1)] + y[((i0 * 20) + i1)])
-    }
-  }
-}
-call @add_0(x, y, z) dims(n)
-)" + target_line;
-  const std::string want = fmt::format(R"(func @add_0(x: f32[n, 20], y: f32[n, 20], z: f32[n, 20]) dims(n) {{
-  for (i0fo, 0, ((n * 20) // {0})) parallel {{
-    for (i0fl, 0, {0}) vectorized {{
-      z[((i0fo * {0}) + i0fl)] = (x[((i0fo * {0}) + i0fl)] + y[((i0fo * {0}) + i0fl)])
-    }}
-  }}
-  for (i0ft, (((n * 20) // {0}) * {0}), ((n * 20) - (((n * 20) // {0}) * {0}))) serial {{
-    z[i0ft] = (x[i0ft] + y[i0ft])
-  }}
-}}
-call @add_0(x, y, z) dims(n)
-)",
-                                       lanes) +
-                           target_line;
-  expect_loop_rewrite(
-      "ScheduleElementwise", in, want,
-      fmt::format("one loop over n * 20 elements: {}-wide chunks in parallel, then the remainder", lanes));
-}
-
-TEST(ScheduleElementwise, FlattensSameShapeOperandsIntoOneVectorizedParallelLoop) { expect_flattened(16, ""); }
-
-// The vector width comes from the module's target: 256-bit AVX2 registers hold 8 f32 lanes.
-TEST(ScheduleElementwise, SizesVectorsForTheModulesTarget) { expect_flattened(8, "target(avx2)\n"); }
-
 TEST(ScheduleElementwise, LeavesOtherNestsExactlyAsTheyAre) {
   const loop::Module m = loop::parse_module(R"(func @neg_0(v: f32[8], c: f32[8]) dims() {
   for (i0, 0, 8) serial {
