@@ -21,12 +21,15 @@ Program Mutator::mutate(const Program& p) {
   input_ = &p;
   out_.clear();
   map_.clear();
+  defs_.clear();
   names_.clear();
   changed_ = false;
   counter_ = 0;
   for (const auto& b : p.bindings()) {
     for (const auto& r : b.results()) names_.insert(r.name());
   }
+  std::vector<DimVar> dims = rewrite_dims(p.dims());
+  if (dims.size() != p.dims().size()) changed_ = true;
   for (const auto& b : p.bindings()) {
     const std::vector<Value> replacement = rewrite(b);
     DT_CHECK(replacement.size() == b.results().size(),
@@ -44,7 +47,6 @@ Program Mutator::mutate(const Program& p) {
     if (!outputs.back().same_as(o)) changed_ = true;
   }
   if (!changed_ && out_.size() == p.bindings().size()) return p;
-  std::vector<DimVar> dims = p.dims();
   return Program::make(p.name(), std::move(dims), std::move(out_), std::move(outputs), p.loc());
 }
 
@@ -56,25 +58,32 @@ Value Mutator::remap(const Value& v) const {
   return it->second;
 }
 
-std::vector<Value> Mutator::keep(const Binding& b) {
-  if (!b.is_call()) {
-    emit(b);
-    return b.results();
-  }
+Binding Mutator::remapped(const Binding& b) const {
+  if (!b.is_call()) return b;
   std::vector<Value> args;
   bool same = true;
   for (const auto& a : b.args()) {
     args.push_back(remap(a));
     same = same && args.back().same_as(a);
   }
-  if (same) {
-    emit(b);
-  } else {
-    changed_ = true;
-    // The fusion group survives a rebuild: a pass that only renames operands must not unfuse.
-    emit(Binding::call(b.results(), &b.op(), std::move(args), b.attrs(), b.loc()).with_group(b.group()));
-  }
+  if (same) return b;
+  return Binding::call(b.results(), &b.op(), std::move(args), b.attrs(), b.loc()).with_group(b.group());
+}
+
+std::vector<Value> Mutator::keep(const Binding& b) {
+  Binding r = remapped(b);
+  bool same = r.args().size() == b.args().size();
+  for (size_t i = 0; same && i < r.args().size(); ++i) same = r.args()[i].same_as(b.args()[i]);
+  if (!same) changed_ = true;
+  append(std::move(r));
   return b.results();
+}
+
+std::vector<Value> Mutator::emit(Binding b) {
+  changed_ = true;
+  std::vector<Value> results = b.results();
+  append(std::move(b));
+  return results;
 }
 
 std::string Mutator::fresh_name(const std::string& hint) {
@@ -90,18 +99,23 @@ std::vector<Value> Mutator::emit_call(const OpDef& op, std::vector<Value> args, 
                                       std::vector<TensorType> types, const std::string& name_hint) {
   std::vector<Value> results;
   for (auto& t : types) results.push_back(Value::make(fresh_name(name_hint), std::move(t)));
-  changed_ = true;
-  emit(Binding::call(results, &op, std::move(args), std::move(attrs)));
-  return results;
+  return emit(Binding::call(results, &op, std::move(args), std::move(attrs)));
 }
 
 Value Mutator::emit_constant(ConstantInit init, TensorType type, const std::string& name_hint) {
   Value v = Value::make(fresh_name(name_hint), std::move(type));
-  changed_ = true;
   emit(Binding::constant(v, std::move(init)));
   return v;
 }
 
-void Mutator::emit(Binding b) { out_.push_back(std::move(b)); }
+const Binding* Mutator::definition(const Value& v) const {
+  auto it = defs_.find(v.get());
+  return it == defs_.end() ? nullptr : &out_[it->second];
+}
+
+void Mutator::append(Binding b) {
+  for (const auto& r : b.results()) defs_[r.get()] = out_.size();
+  out_.push_back(std::move(b));
+}
 
 }  // namespace difftest

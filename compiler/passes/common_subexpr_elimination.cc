@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/faults/faults.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/support/hash.h"
 
 namespace difftest::passes {
@@ -96,49 +97,32 @@ size_t bucket_of(const Binding& b, const std::vector<Value>& args) {
   return h;
 }
 
+// Each binding is compared with the earlier emitted bindings of its bucket; a repeat is
+// dropped and its results stand for the first one's.
+class SubexprMerger : public Mutator {
+ public:
+  explicit SubexprMerger(bool ignore_transpose) : ignore_transpose_(ignore_transpose) {}
+
+ private:
+  std::vector<Value> rewrite(const Binding& b) override {
+    if (b.kind() == BindingKind::Param) return keep(b);
+    const std::vector<Value> args = remapped(b).args();
+    std::vector<size_t>& bucket = buckets_[bucket_of(b, args)];
+    for (size_t i : bucket) {
+      if (repeats(emitted()[i], b, args, ignore_transpose_)) return emitted()[i].results();
+    }
+    bucket.push_back(emitted().size());
+    return keep(b);
+  }
+
+  bool ignore_transpose_;
+  std::unordered_map<size_t, std::vector<size_t>> buckets_;  // hash -> indices into emitted()
+};
+
 }  // namespace
 
 Program common_subexpr_elimination(const Program& p, const CompileContext& compile) {
-  const bool ignore_transpose = compile.fault(kCseIgnoresTransposeFlags);
-  std::unordered_map<const ValueNode*, Value> replaced;
-  auto remap = [&](const Value& v) {
-    auto it = replaced.find(v.get());
-    return it == replaced.end() ? v : it->second;
-  };
-  std::unordered_map<size_t, std::vector<size_t>> buckets;  // hash -> indices into `out`
-  std::vector<Binding> out;
-  bool changed = false;
-  for (const Binding& b : p.bindings()) {
-    if (b.kind() == BindingKind::Param) {
-      out.push_back(b);
-      continue;
-    }
-    std::vector<Value> args;
-    bool args_changed = false;
-    for (const auto& a : b.args()) {
-      args.push_back(remap(a));
-      args_changed = args_changed || !args.back().same_as(a);
-    }
-    std::vector<size_t>& bucket = buckets[bucket_of(b, args)];
-    const Binding* first = nullptr;
-    for (size_t i : bucket) {
-      if (repeats(out[i], b, args, ignore_transpose)) {
-        first = &out[i];
-        break;
-      }
-    }
-    if (first) {
-      for (size_t i = 0; i < b.results().size(); ++i) replaced[b.results()[i].get()] = first->results()[i];
-      changed = true;
-      continue;
-    }
-    bucket.push_back(out.size());
-    out.push_back(args_changed ? Binding::call(b.results(), &b.op(), std::move(args), b.attrs(), b.loc()) : b);
-  }
-  if (!changed) return p;
-  std::vector<Value> outputs;
-  for (const auto& o : p.outputs()) outputs.push_back(remap(o));
-  return Program::make(p.name(), p.dims(), std::move(out), std::move(outputs), p.loc());
+  return SubexprMerger(compile.fault(kCseIgnoresTransposeFlags)).mutate(p);
 }
 
 }  // namespace difftest::passes

@@ -2,28 +2,40 @@
 
 #include <unordered_set>
 
+#include "compiler/ir/visitor.h"
+
 namespace difftest::passes {
 
-Program dead_code_elimination(const Program& p) {
-  std::unordered_set<const ValueNode*> used;
-  for (const auto& o : p.outputs()) used.insert(o.get());
-  const auto& bindings = p.bindings();
-  std::vector<bool> keep(bindings.size(), false);
-  // Backwards, so a binding's operands are marked before the bindings that define them.
-  for (size_t i = bindings.size(); i-- > 0;) {
-    const Binding& b = bindings[i];
+namespace {
+
+// Liveness first, backwards, so a binding's operands are marked before the bindings that
+// define them; the rebuild then drops what is dead (its results are unused by construction).
+class DeadBindingDropper : public Mutator {
+ public:
+  explicit DeadBindingDropper(const Program& p) {
+    for (const auto& o : p.outputs()) used_.insert(o.get());
+    const auto& bindings = p.bindings();
+    for (size_t i = bindings.size(); i-- > 0;) {
+      const Binding& b = bindings[i];
+      bool live = b.kind() == BindingKind::Param;
+      for (const auto& r : b.results()) live = live || used_.count(r.get());
+      if (!live) continue;
+      for (const auto& a : b.args()) used_.insert(a.get());
+    }
+  }
+
+ private:
+  std::vector<Value> rewrite(const Binding& b) override {
     bool live = b.kind() == BindingKind::Param;
-    for (const auto& r : b.results()) live = live || used.count(r.get());
-    if (!live) continue;
-    keep[i] = true;
-    for (const auto& a : b.args()) used.insert(a.get());
+    for (const auto& r : b.results()) live = live || used_.count(r.get());
+    return live ? keep(b) : b.results();
   }
-  std::vector<Binding> kept;
-  for (size_t i = 0; i < bindings.size(); ++i) {
-    if (keep[i]) kept.push_back(bindings[i]);
-  }
-  if (kept.size() == bindings.size()) return p;
-  return Program::make(p.name(), p.dims(), std::move(kept), p.outputs(), p.loc());
-}
+
+  std::unordered_set<const ValueNode*> used_;
+};
+
+}  // namespace
+
+Program dead_code_elimination(const Program& p) { return DeadBindingDropper(p).mutate(p); }
 
 }  // namespace difftest::passes

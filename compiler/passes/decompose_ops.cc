@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "compiler/faults/faults.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/ops/op.h"
 #include "compiler/tensor/float_format.h"
 
@@ -272,28 +273,28 @@ std::optional<Value> decompose(Chain& c, const Binding& b) {
   return std::nullopt;
 }
 
+class Decomposer : public Mutator {
+ public:
+  Decomposer(const Program& p, const CompileContext& compile) : program_(p), compile_(compile) {}
+
+ private:
+  // A composite outside a fusion group becomes its chain of primitives, the last of which
+  // defines the composite's own result.
+  std::vector<Value> rewrite(const Binding& b) override {
+    if (!b.is_call() || b.group() >= 0) return keep(b);
+    Chain chain(program_, compile_, names(), b.results().front().name());
+    const auto last = decompose(chain, b);
+    if (!last) return keep(b);
+    for (auto& nb : chain.finish(*last, b.result())) emit(std::move(nb));
+    return b.results();
+  }
+
+  const Program& program_;
+  const CompileContext& compile_;
+};
+
 }  // namespace
 
-Program decompose_ops(const Program& p, const CompileContext& compile) {
-  std::unordered_set<std::string> names;
-  for (const auto& b : p.bindings()) {
-    for (const auto& r : b.results()) names.insert(r.name());
-  }
-  std::vector<Binding> out;
-  bool changed = false;
-  for (const auto& b : p.bindings()) {
-    if (b.is_call() && b.group() < 0) {
-      Chain chain(p, compile, names, b.results().front().name());
-      if (const auto last = decompose(chain, b)) {
-        for (auto& nb : chain.finish(*last, b.result())) out.push_back(std::move(nb));
-        changed = true;
-        continue;
-      }
-    }
-    out.push_back(b);
-  }
-  if (!changed) return p;
-  return Program::make(p.name(), p.dims(), std::move(out), p.outputs(), p.loc());
-}
+Program decompose_ops(const Program& p, const CompileContext& compile) { return Decomposer(p, compile).mutate(p); }
 
 }  // namespace difftest::passes

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "compiler/faults/faults.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/sym/sym_simplify.h"
 #include "compiler/ops/op.h"
 #include "compiler/passes/fold_constant_faults.h"
@@ -111,10 +112,38 @@ ConstantInit literal_of(const Tensor& t) {
   return c;
 }
 
-class Folder {
+class Folder : public Mutator {
  public:
   Folder(const Program& p, const CompileContext& compile, const ConstantEvaluator& evaluate)
       : ranges_(p.ranges()), compile_(compile), evaluate_(evaluate) {}
+
+ private:
+  // A call whose operands are all constants (once remapped) becomes the literals of its results.
+  std::vector<Value> rewrite(const Binding& b) override {
+    if (b.kind() == BindingKind::Const) add_constant(b);
+    if (!b.is_call()) return keep(b);
+    const Binding call = remapped(b);
+    bool all_constant = true;
+    for (const auto& a : call.args()) all_constant = all_constant && is_constant(a);
+    if (!all_constant) return keep(b);
+    std::optional<std::vector<Binding>> folded = fold(call);
+    if (!folded && compile_.fault(kFoldConstantSymbolicShape)) {
+      if (auto guessed = fold_guessing_dims(call, names())) {
+        for (Binding& g : *guessed) {
+          if (g.kind() == BindingKind::Const) add_constant(g);
+          emit(std::move(g));
+        }
+        return {emitted().back().result()};
+      }
+    }
+    if (!folded) return keep(b);
+    std::vector<Value> results;
+    for (Binding& c : *folded) {
+      add_constant(c);
+      results.push_back(emit(std::move(c)).front());
+    }
+    return results;
+  }
 
   void add_constant(const Binding& b) { constants_.insert_or_assign(b.result().get(), b); }
   bool is_constant(const Value& v) const { return constants_.count(v.get()) > 0; }
@@ -194,64 +223,7 @@ class Folder {
 }  // namespace
 
 Program fold_constant(const Program& p, const CompileContext& compile, const ConstantEvaluator& evaluate) {
-  Folder folder(p, compile, evaluate);
-  std::unordered_map<const ValueNode*, Value> replaced;
-  auto remap = [&](const Value& v) {
-    auto it = replaced.find(v.get());
-    return it == replaced.end() ? v : it->second;
-  };
-  std::vector<Binding> out;
-  bool changed = false;
-  std::unordered_set<std::string> names;  // the fault's fresh values must not clash
-  if (compile.fault(kFoldConstantSymbolicShape)) {
-    for (const Binding& b : p.bindings()) {
-      for (const auto& r : b.results()) names.insert(r.name());
-    }
-  }
-  for (const Binding& b : p.bindings()) {
-    if (b.kind() == BindingKind::Const) folder.add_constant(b);
-    if (!b.is_call()) {
-      out.push_back(b);
-      continue;
-    }
-    std::vector<Value> args;
-    bool args_changed = false;
-    bool all_constant = true;
-    for (const auto& a : b.args()) {
-      args.push_back(remap(a));
-      args_changed = args_changed || !args.back().same_as(a);
-      all_constant = all_constant && folder.is_constant(args.back());
-    }
-    Binding call = args_changed ? Binding::call(b.results(), &b.op(), std::move(args), b.attrs(), b.loc()) : b;
-    std::optional<std::vector<Binding>> folded;
-    if (all_constant) folded = folder.fold(call);
-    if (!folded && all_constant && compile.fault(kFoldConstantSymbolicShape)) {
-      if (auto guessed = folder.fold_guessing_dims(call, names)) {
-        for (const Binding& g : *guessed) {
-          if (g.kind() == BindingKind::Const) folder.add_constant(g);
-          out.push_back(g);
-        }
-        replaced[b.result().get()] = guessed->back().result();
-        changed = true;
-        continue;
-      }
-    }
-    if (!folded) {
-      out.push_back(std::move(call));
-      continue;
-    }
-    for (size_t i = 0; i < folded->size(); ++i) {
-      const Binding& c = (*folded)[i];
-      folder.add_constant(c);
-      replaced[b.results()[i].get()] = c.result();
-      out.push_back(c);
-    }
-    changed = true;
-  }
-  if (!changed) return p;
-  std::vector<Value> outputs;
-  for (const auto& o : p.outputs()) outputs.push_back(remap(o));
-  return Program::make(p.name(), p.dims(), std::move(out), std::move(outputs), p.loc());
+  return Folder(p, compile, evaluate).mutate(p);
 }
 
 }  // namespace difftest::passes

@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "compiler/ir/visitor.h"
 #include "compiler/ops/op.h"
 
 namespace difftest::passes {
@@ -24,43 +25,37 @@ bool swaps_last_two(const Binding& b) {
   return axes[static_cast<size_t>(rank - 2)] == rank - 1 && axes[static_cast<size_t>(rank - 1)] == rank - 2;
 }
 
-}  // namespace
-
-Program fuse_transpose_matmul(const Program& p) {
-  std::unordered_map<const ValueNode*, const Binding*> swap_of;  // a swap's result -> the swap
-  std::vector<Binding> out;
-  bool changed = false;
-  for (const auto& b : p.bindings()) {
-    if (swaps_last_two(b)) swap_of[b.result().get()] = &b;
-    if (!b.is_call() || b.op().name != "matmul") {
-      out.push_back(b);
-      continue;
-    }
-    std::vector<Value> args = b.args();
+// A matmul operand that is a swap (or a chain of them) is replaced by what the swap reads,
+// each swap flipping the operand's transpose flag.
+class TransposeFolder : public Mutator {
+  std::vector<Value> rewrite(const Binding& b) override {
+    if (swaps_last_two(b)) swap_of_[b.result().get()] = remapped(b).args()[0];
+    if (!b.is_call() || b.op().name != "matmul") return keep(b);
+    std::vector<Value> args = remapped(b).args();
     bool flags[2] = {b.attrs().get_bool("transpose_a"), b.attrs().get_bool("transpose_b")};
     bool fused = false;
     for (size_t i = 0; i < 2; ++i) {
-      for (auto it = swap_of.find(args[i].get()); it != swap_of.end(); it = swap_of.find(args[i].get())) {
-        args[i] = it->second->args()[0];
+      for (auto it = swap_of_.find(args[i].get()); it != swap_of_.end(); it = swap_of_.find(args[i].get())) {
+        args[i] = it->second;
         flags[i] = !flags[i];
         fused = true;
       }
     }
-    if (!fused) {
-      out.push_back(b);
-      continue;
-    }
+    if (!fused) return keep(b);
     // The normalized list with two values changed is still normalized (schema order, defaults).
     std::vector<std::pair<std::string, AttrValue>> attrs = b.attrs().items();
     for (auto& [name, value] : attrs) {
       if (name == "transpose_a") value = flags[0];
       if (name == "transpose_b") value = flags[1];
     }
-    out.push_back(Binding::call(b.results(), &b.op(), std::move(args), Attrs(std::move(attrs)), b.loc()));
-    changed = true;
+    return emit(Binding::call(b.results(), &b.op(), std::move(args), Attrs(std::move(attrs)), b.loc()));
   }
-  if (!changed) return p;
-  return Program::make(p.name(), p.dims(), std::move(out), p.outputs(), p.loc());
-}
+
+  std::unordered_map<const ValueNode*, Value> swap_of_;  // a swap's result -> what it swaps
+};
+
+}  // namespace
+
+Program fuse_transpose_matmul(const Program& p) { return TransposeFolder().mutate(p); }
 
 }  // namespace difftest::passes

@@ -8,6 +8,7 @@
 
 #include "compiler/faults/faults.h"
 #include "compiler/sym/sym_prove.h"
+#include "compiler/ir/visitor.h"
 #include "compiler/ops/op.h"
 
 namespace difftest::passes {
@@ -26,33 +27,26 @@ const faults::Fault kSimplifyPermuteComposedBackwards({
 
 namespace {
 
-// The program built so far: rules look through operands to the bindings that define them.
-class Graph {
+// The rewrite, and for the rules the program built so far: they look through operands to the
+// bindings that define them.
+class Graph : public Mutator {
  public:
   Graph(const sym::Ranges& ranges, const CompileContext& compile) : ranges_(ranges), compile_(compile) {}
 
   const sym::Ranges& ranges() const { return ranges_; }
   const CompileContext& compile() const { return compile_; }
-  const Binding* def(const Value& v) const {
-    auto it = defs_.find(v.get());
-    return it == defs_.end() ? nullptr : &out_[it->second];
-  }
+  const Binding* def(const Value& v) const { return definition(v); }
   // The call that defines `v` when it is an `op` call, else nullptr.
   const Binding* call_of(const Value& v, std::string_view op) const {
     const Binding* b = def(v);
     return b && b->is_call() && b->op().name == op ? b : nullptr;
   }
-  void add(Binding b) {
-    for (const auto& r : b.results()) defs_[r.get()] = out_.size();
-    out_.push_back(std::move(b));
-  }
-  std::vector<Binding>& out() { return out_; }
 
  private:
+  std::vector<Value> rewrite(const Binding& b) override;
+
   const sym::Ranges& ranges_;
   const CompileContext& compile_;
-  std::vector<Binding> out_;
-  std::unordered_map<const ValueNode*, size_t> defs_;
 };
 
 // A rule's answer: an existing value, or a call computing the binding's result more simply.
@@ -307,58 +301,32 @@ std::vector<SimplifyRuleInfo> simplify_expr_rules() {
   return out;
 }
 
+// Rules apply to the binding with its operands remapped, again and again while one rewrites it
+// into another call; a rule that answers with an existing value drops the binding.
+std::vector<Value> Graph::rewrite(const Binding& b) {
+  if (!b.is_call() || b.results().size() != 1) return keep(b);  // every rule is about a single-result op
+  Binding cur = remapped(b);
+  bool rewritten = false;
+  for (int step = 0; step < kMaxRewritesPerBinding; ++step) {
+    bool again = false;
+    for (const Rule& rule : rules()) {
+      std::optional<Rewrite> r = rule.apply(cur, *this);
+      if (!r) continue;
+      if (const Value* v = std::get_if<Value>(&*r)) return {*v};
+      if (std::optional<Binding> nb = rebuilt(cur, std::get<NewCall>(*r), ranges_)) {
+        cur = std::move(*nb);
+        again = rewritten = true;
+        break;
+      }
+    }
+    if (!again) break;
+  }
+  return rewritten ? emit(std::move(cur)) : keep(b);
+}
+
 Program simplify_expr(const Program& p, const CompileContext& compile) {
   const sym::Ranges ranges = p.ranges();
-  Graph g(ranges, compile);
-  std::unordered_map<const ValueNode*, Value> replaced;
-  auto remap = [&](const Value& v) {
-    auto it = replaced.find(v.get());
-    return it == replaced.end() ? v : it->second;
-  };
-  bool changed = false;
-  for (const Binding& b : p.bindings()) {
-    if (!b.is_call()) {
-      g.add(b);
-      continue;
-    }
-    std::vector<Value> args;
-    bool args_changed = false;
-    for (const auto& a : b.args()) {
-      args.push_back(remap(a));
-      args_changed = args_changed || !args.back().same_as(a);
-    }
-    Binding cur = args_changed ? Binding::call(b.results(), &b.op(), std::move(args), b.attrs(), b.loc()) : b;
-    std::optional<Value> replacement;
-    for (int step = 0; step < kMaxRewritesPerBinding && !replacement; ++step) {
-      bool rewritten = false;
-      for (const Rule& rule : rules()) {
-        if (cur.results().size() != 1) break;  // every rule is about a single-result op
-        std::optional<Rewrite> r = rule.apply(cur, g);
-        if (!r) continue;
-        if (const Value* v = std::get_if<Value>(&*r)) {
-          replacement = *v;
-          break;
-        }
-        if (std::optional<Binding> nb = rebuilt(cur, std::get<NewCall>(*r), ranges)) {
-          cur = std::move(*nb);
-          rewritten = true;
-          changed = true;
-          break;
-        }
-      }
-      if (!rewritten) break;
-    }
-    if (replacement) {
-      replaced[b.result().get()] = *replacement;
-      changed = true;
-      continue;
-    }
-    g.add(std::move(cur));
-  }
-  if (!changed) return p;
-  std::vector<Value> outputs;
-  for (const auto& o : p.outputs()) outputs.push_back(remap(o));
-  return Program::make(p.name(), p.dims(), std::move(g.out()), std::move(outputs), p.loc());
+  return Graph(ranges, compile).mutate(p);
 }
 
 }  // namespace difftest::passes

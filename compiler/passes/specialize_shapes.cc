@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <unordered_map>
+#include <optional>
 
+#include "compiler/ir/visitor.h"
 #include "compiler/sym/sym_prove.h"
 #include "compiler/sym/sym_simplify.h"
 #include "compiler/ops/op.h"
@@ -13,12 +14,26 @@ namespace difftest::passes {
 
 namespace {
 
-class Specializer {
+// Every dim variable pinned to one value is substituted in types and attributes; a value
+// whose type changes is a new value of the same name.
+class Specializer : public Mutator {
  public:
   Specializer(std::map<std::string, sym::Expr> pinned, sym::Ranges ranges)
       : pinned_(std::move(pinned)), ranges_(std::move(ranges)) {}
 
-  const sym::Ranges& ranges() const { return ranges_; }
+ private:
+  std::vector<DimVar> rewrite_dims(const std::vector<DimVar>& dims) override {
+    std::vector<DimVar> out;
+    for (const auto& d : dims) {
+      if (!pinned_.count(d.name)) out.push_back(d);
+    }
+    return out;
+  }
+
+  std::vector<Value> rewrite(const Binding& b) override {
+    std::optional<Binding> s = specialized(b);
+    return s ? emit(std::move(*s)) : keep(b);
+  }
 
   sym::Expr dim(const sym::Expr& e) const {
     bool mentions = false;
@@ -33,14 +48,11 @@ class Specializer {
     return out;
   }
 
-  // The value standing for `v` in the specialized program (a new one when its type changed).
-  Value value(const Value& v) {
-    auto it = values_.find(v.get());
-    if (it != values_.end()) return it->second;
+  // The value standing for the result `v` in the specialized program (a new one when its type
+  // changed).
+  Value result(const Value& v) const {
     TensorType t = type(v.type());
-    Value out = t == v.type() ? v : Value::make(v.name(), std::move(t));
-    values_[v.get()] = out;
-    return out;
+    return t == v.type() ? v : Value::make(v.name(), std::move(t));
   }
 
   AttrValue attr(const AttrValue& a) const {
@@ -53,21 +65,21 @@ class Specializer {
     return a;
   }
 
-  Binding binding(const Binding& b) {
+  // b with its results specialized and its operands remapped; nothing when neither changed.
+  std::optional<Binding> specialized(const Binding& b) const {
     std::vector<Value> results;
     bool same = true;
     for (const auto& r : b.results()) {
-      results.push_back(value(r));
+      results.push_back(result(r));
       same = same && results.back().same_as(r);
     }
-    if (b.kind() == BindingKind::Param) return same ? b : Binding::param(results.front(), b.loc());
-    if (b.kind() == BindingKind::Const) {
-      return same ? b : Binding::constant(results.front(), b.constant(), b.loc());
-    }
+    if (!b.is_call() && same) return std::nullopt;
+    if (b.kind() == BindingKind::Param) return Binding::param(results.front(), b.loc());
+    if (b.kind() == BindingKind::Const) return Binding::constant(results.front(), b.constant(), b.loc());
     std::vector<Value> args;
     std::vector<TensorType> arg_types;
     for (const auto& a : b.args()) {
-      args.push_back(value(a));
+      args.push_back(remap(a));
       arg_types.push_back(args.back().type());
       same = same && args.back().same_as(a);
     }
@@ -85,9 +97,8 @@ class Specializer {
     Attrs attrs(std::move(items));
     same = same && attrs == b.attrs();
     check_inference_of(b.op(), arg_types, attrs, results);
-    return same ? b
-                : Binding::call(std::move(results), &b.op(), std::move(args), std::move(attrs), b.loc())
-                      .with_group(b.group());
+    if (same) return std::nullopt;
+    return Binding::call(std::move(results), &b.op(), std::move(args), std::move(attrs), b.loc()).with_group(b.group());
   }
 
  private:
@@ -112,30 +123,22 @@ class Specializer {
 
   std::map<std::string, sym::Expr> pinned_;
   sym::Ranges ranges_;
-  std::unordered_map<const ValueNode*, Value> values_;
 };
 
 }  // namespace
 
 Program specialize_shapes(const Program& p) {
   std::map<std::string, sym::Expr> pinned;
-  std::vector<DimVar> dims;
   sym::Ranges ranges;
   for (const auto& d : p.dims()) {
     if (d.range.lo == d.range.hi) {
       pinned[d.name] = sym::Expr::constant(d.range.lo);
     } else {
-      dims.push_back(d);
       ranges[d.name] = d.range;
     }
   }
   if (pinned.empty()) return p;
-  Specializer s(std::move(pinned), std::move(ranges));
-  std::vector<Binding> bindings;
-  for (const auto& b : p.bindings()) bindings.push_back(s.binding(b));
-  std::vector<Value> outputs;
-  for (const auto& o : p.outputs()) outputs.push_back(s.value(o));
-  return Program::make(p.name(), std::move(dims), std::move(bindings), std::move(outputs), p.loc());
+  return Specializer(std::move(pinned), std::move(ranges)).mutate(p);
 }
 
 }  // namespace difftest::passes

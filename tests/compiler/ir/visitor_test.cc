@@ -1,4 +1,5 @@
-// Visitor and Mutator bases: traversal order, rebuild-only-on-change, fresh names.
+// Visitor and Mutator bases: traversal order, rebuild-only-on-change, fresh names, rebuilt
+// bindings, definitions of emitted values, fusion groups and dim variables.
 #include <gtest/gtest.h>
 
 #include "compiler/ir/parser.h"
@@ -94,6 +95,79 @@ TEST(Mutator, EmittedBindingsGetFreshNames) {
             "program @t(n: 1..8) {\n  %x: f32[n] = param\n  %c: f32[n] = const uniform(0, 1, seed=1)\n"
             "  %a: f32[n] = neg(%x)\n  %b: f32[n] = neg(%a)\n  %neg_0: f32[n] = neg(%c)\n"
             "  %sub_1: f32[n] = sub(%b, %neg_0)\n  return %sub_1\n}\n");
+}
+
+// Rebuilds sum(x, axes=[0]) as sum(x, axes=[-1]) under the same result: only the attributes
+// change, so the results alone do not tell that the program changed.
+class LastAxis : public Mutator {
+ protected:
+  std::vector<Value> rewrite(const Binding& b) override {
+    if (!b.is_call() || b.op().name != "sum") return keep(b);
+    return emit(Binding::call(b.results(), &b.op(), {remap(b.args()[0])},
+                              make_attrs(b.op(), {{"axes", std::vector<int64_t>{-1}}}), b.loc()));
+  }
+};
+
+TEST(Mutator, ABindingRebuiltUnderItsOwnResultsIsAChange) {
+  const Program p = parse_program(
+      "program @s() {\n  %x: f32[4] = param\n  %y: f32[] = sum(%x, axes=[0])\n  return %y\n}\n");
+  LastAxis m;
+  const Program q = m.mutate(p);
+  EXPECT_FALSE(q.same_as(p));
+  EXPECT_EQ(print(q), "program @s() {\n  %x: f32[4] = param\n  %y: f32[] = sum(%x, axes=[-1])\n  return %y\n}\n");
+}
+
+// Records which op defines each neg's operand in the program being built.
+class OperandDefinitions : public Mutator {
+ public:
+  std::vector<std::string> seen;
+
+ protected:
+  std::vector<Value> rewrite(const Binding& b) override {
+    if (b.is_call() && b.op().name == "neg") {
+      const Binding* d = definition(remap(b.args()[0]));
+      seen.push_back(!d ? "none" : d->is_call() ? d->op().name : d->kind() == BindingKind::Param ? "param" : "const");
+    }
+    return keep(b);
+  }
+};
+
+TEST(Mutator, DefinitionFindsTheEmittedBindingOfAValue) {
+  OperandDefinitions m;
+  m.mutate(parse_program(kProgram));
+  EXPECT_EQ(m.seen, (std::vector<std::string>{"param", "neg"}));
+}
+
+TEST(Mutator, RenamingAnOperandKeepsTheFusionGroup) {
+  const Program p = parse_program(
+      "program @g() {\n  %x: f32[4] = param\n  %a: f32[4] = neg(%x)\n  %b: f32[4] = neg(%a)\n"
+      "  %d: f32[4] = exp(%b) @fused(0)\n  %e: f32[4] = exp(%d) @fused(0)\n  return %e\n}\n");
+  DoubleNegation m;
+  const Program q = m.mutate(p);
+  verify(q);
+  EXPECT_EQ(print(q),
+            "program @g() {\n  %x: f32[4] = param\n  %a: f32[4] = neg(%x)\n"
+            "  %d: f32[4] = exp(%x) @fused(0)\n  %e: f32[4] = exp(%d) @fused(0)\n  return %e\n}\n");
+}
+
+// Drops the dim variable `m`, which no type mentions.
+class DropDim : public Mutator {
+ protected:
+  std::vector<DimVar> rewrite_dims(const std::vector<DimVar>& dims) override {
+    std::vector<DimVar> out;
+    for (const auto& d : dims) {
+      if (d.name != "m") out.push_back(d);
+    }
+    return out;
+  }
+};
+
+TEST(Mutator, ChangedDimVariablesAreAChange) {
+  const Program p = parse_program("program @d(n: 1..8, m: 1..4) {\n  %x: f32[n] = param\n  return %x\n}\n");
+  DropDim m;
+  const Program q = m.mutate(p);
+  EXPECT_FALSE(q.same_as(p));
+  EXPECT_EQ(print(q), "program @d(n: 1..8) {\n  %x: f32[n] = param\n  return %x\n}\n");
 }
 
 }  // namespace
