@@ -1,4 +1,4 @@
-// FuseLoops: fused kernels from legalized groups (inlined and allocated intermediates, kernel
+// FuseLoops (its cases: tests/passes/FuseLoops/): fused kernels from legalized groups (inlined and allocated intermediates, kernel
 // outputs), refusals, and the property that fused kernels agree with the reference.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -93,11 +93,6 @@ program @p(n: 1..8) {
   EXPECT_EQ(after.calls[0].buffers, (std::vector<std::string>{"pk", "sc", "x", "y"})) << text;
   EXPECT_EQ(count(text, "alloc w"), 0u) << "the float weight is never materialized: " << text;
   EXPECT_EQ(count(text, "w["), 0u) << text;
-}
-
-TEST(FuseLoops, LeavesAModuleWithoutGroupsUnchanged) {
-  const loop::Module m = legalized("program @p() {\n  %x: f32[4] = param\n  %0: f32[4] = exp(%x)\n  return %0\n}\n");
-  EXPECT_EQ(loop::print(testing::run_loop_pass("FuseLoops", m)), loop::print(m));
 }
 
 // Found by the 200-random-orders test: SimplifyExpr after FuseOps put an op between two

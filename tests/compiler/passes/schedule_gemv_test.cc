@@ -1,4 +1,4 @@
-// ScheduleGEMV: IR-in/IR-out cases, one-row matmul/linear at K that are not lane multiples
+// ScheduleGEMV (its cases: tests/passes/ScheduleGEMV/): one-row matmul/linear at K that are not lane multiples
 // (constant and symbolic) compiled at O3 against the reference, a dequantize inlined into the
 // weight loads (as fusion writes it), and the property that it preserves the reference.
 #include <gtest/gtest.h>
@@ -12,28 +12,6 @@ namespace difftest {
 namespace {
 
 using testing::rule_fires_and_agrees;
-
-TEST(ScheduleGEMV, LeavesOtherNestsExactlyAsTheyAre) {
-  const loop::Module m = testing::lowered(R"(
-program @p(n: 1..40) {
-  %x: f32[1, 24] = param
-  %b: f32[24, n] = param
-  %y: f32[1, n] = matmul(%x, %b)
-  %a: f32[3, 24] = param
-  %w: f32[n, 24] = param
-  %z: f32[3, n] = linear(%a, %w)
-  %v: f32[1, 8] = param
-  %u: f32[n, 8] = param
-  %t: f32[1, n] = linear(%v, %u)
-  return %y, %z, %t
-}
-)");
-  const loop::Module after = testing::run_loop_pass("ScheduleGEMV", m);
-  ASSERT_EQ(after.funcs.size(), 3u);
-  EXPECT_TRUE(after.funcs[0].body.same_as(m.funcs[0].body)) << "the weight is read down a column (stride N), not along K";
-  EXPECT_TRUE(after.funcs[1].body.same_as(m.funcs[1].body)) << "three output rows: not a GEMV";
-  EXPECT_TRUE(after.funcs[2].body.same_as(m.funcs[2].body)) << "K = 8 is shorter than the 16 lanes";
-}
 
 TEST(ScheduleGEMV, KThatAreNotLaneMultiples) {
   for (const int k : {16, 17, 33, 70}) {

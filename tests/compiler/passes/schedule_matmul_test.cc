@@ -14,45 +14,6 @@ namespace {
 
 using testing::rule_fires_and_agrees;
 
-TEST(ScheduleMatmul, LeavesAnUnrecognisedFunctionExactlyAsIs) {
-  // A sum over K with no product, and a product whose factors both depend on the column: no
-  // register reuse to gain, not a matmul.
-  const loop::Module m = loop::parse_module(R"(func @sum_0(x: f32[4, 8], y: f32[4]) dims() {
-  for (i0, 0, 4) serial {
-    alloc acc1: f32[1] local {
-      acc1[0] = 0.0:f32
-      for (k2, 0, 8) serial {
-        acc1[0] = (acc1[0] + x[((i0 * 8) + k2)])
-      }
-      y[i0] = acc1[0]
-    }
-  }
-}
-
-func @odd_0(a: f32[4, 8], b: f32[8, 4], y: f32[4, 4]) dims() {
-  for (i0, 0, 4) serial {
-    for (i1, 0, 4) serial {
-      alloc acc2: f32[1] local {
-        acc2[0] = 0.0:f32
-        for (k3, 0, 4) serial {
-          acc2[0] = (acc2[0] + (a[((i1 * 8) + k3)] * b[((k3 * 4) + i1)]))
-        }
-        y[((i0 * 4) + i1)] = acc2[0]
-      }
-    }
-  }
-}
-
-call @sum_0(x, y) dims()
-call @odd_0(a, b, z) dims()
-)",
-                                            "<case>");
-  const loop::Module after = testing::run_loop_pass("ScheduleMatmul", m);
-  ASSERT_EQ(after.funcs.size(), 2u);
-  EXPECT_TRUE(after.funcs[0].body.same_as(m.funcs[0].body)) << "a reduction without a product is not a matmul";
-  EXPECT_TRUE(after.funcs[1].body.same_as(m.funcs[1].body)) << "both factors read along the column: no tile reuse";
-}
-
 TEST(ScheduleMatmul, DoesNotRescheduleItsOwnOutput) {
   const loop::Module once = testing::lowered(R"(
 program @p(m: 1..40, n: 1..40) {

@@ -1,6 +1,7 @@
-// ScheduleReduction: IR-in/IR-out cases, folds the rule must leave alone, reductions at sizes
-// that are not lane multiples (constant and symbolic) compiled at O3 against the reference, and
-// the property that it preserves the reference.
+// ScheduleReduction (its cases, folds it must leave alone among them, in
+// tests/passes/ScheduleReduction/): reductions at sizes that are not lane multiples (constant and
+// symbolic) compiled at O3 against the reference, and the property that it preserves the
+// reference.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -12,28 +13,6 @@ namespace difftest {
 namespace {
 
 using testing::rule_fires_and_agrees;
-
-TEST(ScheduleReduction, LeavesOtherFoldsExactlyAsTheyAre) {
-  const loop::Module m = testing::lowered(R"(
-program @p(n: 1..40) {
-  %x: f32[n, 24] = param
-  %p: f32[n] = prod(%x, axes=[1])
-  %a: i64[n] = argmax(%x, axis=1)
-  %c: f32[24] = sum(%x, axes=[0])
-  %s: f32[n] = sum(%x, axes=[1])
-  %y: f32[n, 8] = param
-  %t: f32[n] = sum(%y, axes=[1])
-  return %p, %a, %c, %s, %t
-}
-)");
-  const loop::Module after = testing::run_loop_pass("ScheduleReduction", m);
-  ASSERT_EQ(after.funcs.size(), 5u);
-  EXPECT_TRUE(after.funcs[0].body.same_as(m.funcs[0].body)) << "products are not reassociated";
-  EXPECT_TRUE(after.funcs[1].body.same_as(m.funcs[1].body)) << "argmax folds an index, not the values";
-  EXPECT_TRUE(after.funcs[2].body.same_as(m.funcs[2].body)) << "a sum down a column reads with stride 24";
-  EXPECT_FALSE(after.funcs[3].body.same_as(m.funcs[3].body)) << "the contiguous sum is the one that changes";
-  EXPECT_TRUE(after.funcs[4].body.same_as(m.funcs[4].body)) << "K = 8 is shorter than the 16 lanes";
-}
 
 TEST(ScheduleReduction, ConstantAndSymbolicLengthsAgreeWithTheReference) {
   for (const int k : {16, 17, 33, 70}) {
