@@ -165,8 +165,10 @@ int compare_command(const CompareRequest& cf, const Print& out) {
 int compile_command(const CompileRequest& f, const Print& out, const Print& log) {
   const Program p = parse_program_file(f.file);
   verify(p);
-  const std::vector<std::string> passes =
-      f.passes.empty() ? pipeline::find_pipeline(f.opt).passes : pipeline::parse_pass_list(f.passes, "--passes");
+  // A named pipeline, or the --passes list at the --passes-llvm level without contraction.
+  const pipeline::Pipeline pipe = f.passes.empty() ? pipeline::find_pipeline(f.opt)
+                                                   : pipeline::Pipeline{"custom", pipeline::parse_pass_list(f.passes, "--passes"),
+                                                                        f.passes_llvm};
   pipeline::RunOptions options;
   options.verify_each = f.verify_each;
   if (!f.target.empty()) options.context.target = &target::find_target(f.target, "--target");
@@ -181,7 +183,10 @@ int compile_command(const CompileRequest& f, const Print& out, const Print& log)
       log(fmt::format("; *** IR dump after {} ***\n{}", pass, ir));
     };
   }
-  const auto lowered = pipeline::run_passes(p, passes, options);
+  const bool to_llvm_opt = f.emit != "graph" && f.emit != "loop" && f.emit != "llvm";
+  // The codegen steps run only on the way to optimized LLVM IR, numbered after the pass list.
+  if (to_llvm_opt) options.codegen_steps = pipeline::codegen_steps(pipe, *options.context.target);
+  const auto lowered = pipeline::run_passes(p, pipe.passes, options);
   if (f.emit == "graph") {
     out(print(lowered.graph));
   } else if (f.emit == "loop") {
@@ -189,11 +194,7 @@ int compile_command(const CompileRequest& f, const Print& out, const Print& log)
   } else if (f.emit == "llvm") {
     out(codegen::emit_llvm_text(lowered.module, "difftest_", options.context.faults));
   } else {
-    codegen::JitOptions jit{f.passes_llvm, false};
-    if (f.passes.empty()) {
-      const pipeline::Pipeline& pipe = pipeline::find_pipeline(f.opt);
-      jit = {pipe.llvm_opt_level, pipe.fma_contraction};
-    }
+    codegen::JitOptions jit{pipe.llvm_opt_level, pipeline::contracts(lowered)};
     jit.faults = options.context.faults;
     out(codegen::optimized_llvm_text(lowered.module, jit, "difftest_"));
   }

@@ -114,9 +114,10 @@ class BuiltinCompiler final : public CompilerUnderTest {
     run_options.before_pass = [&](const std::string& pass) {
       progress.stage(oracle::encode_stage(Stage::compile(pass)));
     };
+    run_options.codegen_steps = pipeline::codegen_steps(pipe, *run_options.context.target);
     pipeline::Lowered lowered = pipeline::run_passes(p, pipe.passes, run_options);
     progress.stage(oracle::encode_stage(Stage::codegen()));
-    codegen::JitOptions jit{pipe.llvm_opt_level, pipe.fma_contraction, kCheckedMachineCode};
+    codegen::JitOptions jit{pipe.llvm_opt_level, pipeline::contracts(lowered), kCheckedMachineCode};
     jit.faults = run_options.context.faults;
     const runtime::Executable exe(std::move(lowered.graph), std::move(lowered.module), jit);
     CompiledRuns out;
@@ -142,8 +143,19 @@ class BuiltinCompiler final : public CompilerUnderTest {
         return StepRole::Graph;
       case pipeline::PassKind::Loop:
         break;
+      case pipeline::PassKind::Codegen:
+        return pipeline::find_pass(step).required ? StepRole::Required : StepRole::Other;
     }
     return StepRole::Other;
+  }
+
+  // The pass list, then the codegen steps the variant's settings apply on this target.
+  std::vector<std::string> numbered_steps(const Variant& variant) const override {
+    std::vector<std::string> steps = variant.steps;
+    for (auto& step : pipeline::codegen_steps(builtin_pipeline(variant), target::default_target())) {
+      steps.push_back(std::move(step));
+    }
+    return steps;
   }
 
   // Only the graph passes: lowering here, in the harness's own process, let a pass that crashes

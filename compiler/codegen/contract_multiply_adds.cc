@@ -7,7 +7,21 @@
 
 #include <vector>
 
+#include "compiler/faults/faults.h"
+
 namespace difftest::codegen {
+
+// Test faults of this file (docs/faults.md): off unless switched on.
+
+const faults::Fault kFmaContractionDropsAddendSign({
+    .name = "fma-contraction-drops-addend-sign",
+    .pass = "ContractMultiplyAdds",
+    .description = "ContractMultiplyAdds rewrites fsub (fmul x, y), z as fma(x, y, z), not fma(x, y, -z): the "
+        "subtrahend's negation is lost, so a product minus a value computes the product plus it wherever the two "
+        "meet in one kernel of a contracting variant (O3)",
+    .models = "sign tracking through an fma rewrite (llvm/llvm-project#220602: ComplexDeinterleaving applied the "
+        "product's sign to the addend of an fma)",
+});
 
 namespace {
 
@@ -32,7 +46,7 @@ struct Contraction {
   llvm::BinaryOperator* product;
 };
 
-Contraction contracted(llvm::BinaryOperator& sum) {
+Contraction contracted(llvm::BinaryOperator& sum, bool drop_addend_sign) {
   const bool subtract = sum.getOpcode() == llvm::Instruction::FSub;
   llvm::IRBuilder<> b(&sum);
   llvm::Value *x = nullptr, *y = nullptr, *z = nullptr;
@@ -40,7 +54,7 @@ Contraction contracted(llvm::BinaryOperator& sum) {
   if (product) {
     x = product->getOperand(0);
     y = product->getOperand(1);
-    z = subtract ? b.CreateFNeg(sum.getOperand(1)) : sum.getOperand(1);
+    z = subtract && !drop_addend_sign ? b.CreateFNeg(sum.getOperand(1)) : sum.getOperand(1);
   } else if ((product = absorbable_product(sum.getOperand(1), sum))) {
     x = subtract ? b.CreateFNeg(product->getOperand(0)) : product->getOperand(0);
     y = product->getOperand(1);
@@ -53,7 +67,8 @@ Contraction contracted(llvm::BinaryOperator& sum) {
 
 }  // namespace
 
-int contract_multiply_adds(llvm::Module& m) {
+int contract_multiply_adds(llvm::Module& m, const FaultSet& faults) {
+  const bool drop_addend_sign = faults.contains(kFmaContractionDropsAddendSign);
   int count = 0;
   for (llvm::Function& f : m) {
     for (llvm::BasicBlock& block : f) {
@@ -66,7 +81,7 @@ int contract_multiply_adds(llvm::Module& m) {
         }
       }
       for (llvm::BinaryOperator* sum : sums) {
-        const Contraction c = contracted(*sum);
+        const Contraction c = contracted(*sum, drop_addend_sign);
         if (!c.fma) continue;
         sum->replaceAllUsesWith(c.fma);
         sum->eraseFromParent();

@@ -92,7 +92,7 @@ std::unique_ptr<llvm::Module> optimized_module(const loop::Module& m, const std:
   mod->setTargetTriple(tm.getTargetTriple().str());
   run_llvm_passes(*mod, &tm, options.llvm_opt_level);
   // Without FMA instructions an llvm.fma is a libm call: LLVM's own contraction would not fuse there.
-  if (options.fma_contraction && target::has_feature(*m.target, "fma")) contract_multiply_adds(*mod);
+  if (options.fma_contraction && target::has_feature(*m.target, "fma")) contract_multiply_adds(*mod, options.faults);
   // FastISel selects F16C's conversions but nothing of type half (without F16C they are libcalls).
   if (code_generator_level(options) == 0 && target::has_feature(*m.target, "f16c")) scalar_halves_as_bits(*mod);
   return mod;

@@ -10,6 +10,7 @@
 
 namespace difftest::pipeline {
 
+// Runs the pass list and the codegen steps the pipeline applies (numbered after it), then JITs.
 runtime::Executable compile(const Program& p, const Pipeline& pipeline, const RunOptions& options = {});
 
 }  // namespace difftest::pipeline

@@ -15,6 +15,7 @@ const char* pass_kind_name(PassKind k) {
     case PassKind::Graph: return "graph";
     case PassKind::Lowering: return "lowering";
     case PassKind::Loop: return "loop";
+    case PassKind::Codegen: return "codegen";
   }
   return "?";
 }
@@ -42,10 +43,19 @@ const PassInfo& find_pass(const std::string& name) {
   throw UserError(ErrorKind::Usage, fmt::format("unknown pass '{}' (known: {})", name, fmt::join(known, ", ")));
 }
 
+namespace {
+
+std::string codegen_step_in_a_list(const PassInfo& step) {
+  return fmt::format("{} is a step of the code generator, not of a pass list: {}", step.name, step.description);
+}
+
+}  // namespace
+
 std::string pass_order_problem(const std::vector<std::string>& passes) {
   bool lowered = false;
   for (const auto& name : passes) {
     const PassInfo& pass = find_pass(name);
+    if (pass.kind == PassKind::Codegen) return codegen_step_in_a_list(pass);
     if (pass.kind == PassKind::Graph && lowered) return fmt::format("graph pass {} after LegalizeOps", name);
     if (pass.kind == PassKind::Loop && !lowered) return fmt::format("loop pass {} before LegalizeOps", name);
     if (pass.kind == PassKind::Lowering && lowered) return "LegalizeOps appears twice";
@@ -109,13 +119,14 @@ bool rebuilt(const loop::Module& before, const loop::Module& after) {
 }  // namespace
 
 Lowered run_passes(const Program& p, const std::vector<std::string>& passes, const RunOptions& options) {
-  Lowered out{p, {}, 0, {}};
+  Lowered out{p, {}, 0, {}, {}};
   const auto& report = options.context.diagnostics;
   bool lowered = false;
   bool graph_verified = false;  // out.graph has passed the verifier
   for (const auto& name : passes) {
     const PassInfo& pass = find_pass(name);
     if (options.disabled.count(name)) continue;
+    if (pass.kind == PassKind::Codegen) throw UserError(ErrorKind::Usage, codegen_step_in_a_list(pass));
     if (pass.kind == PassKind::Graph && lowered) {
       throw UserError(ErrorKind::Usage, fmt::format("graph pass {} after LegalizeOps", name));
     }
@@ -124,7 +135,7 @@ Lowered run_passes(const Program& p, const std::vector<std::string>& passes, con
     }
     if (pass.kind == PassKind::Lowering && lowered) throw UserError(ErrorKind::Usage, "LegalizeOps appears twice");
     if (pass.kind == PassKind::Lowering && options.graph_only) return out;
-    const bool required = pass.kind == PassKind::Lowering;
+    const bool required = pass.required;
     const int limit = options.context.bisect_limit;
     const PassEvent event{++out.applied, name, required || limit < 0 || out.applied <= limit, required};
     if (options.on_event) options.on_event(event);
@@ -168,9 +179,19 @@ Lowered run_passes(const Program& p, const std::vector<std::string>& passes, con
         }
         break;
       }
+      case PassKind::Codegen:
+        break;  // refused above
     }
   }
   if (!lowered) throw UserError(ErrorKind::Usage, "the pass list has no LegalizeOps");
+  for (const auto& name : options.codegen_steps) {
+    const PassInfo& step = find_pass(name);
+    DT_CHECK(step.kind == PassKind::Codegen && !step.required, name + " is not an optional codegen step");
+    const int limit = options.context.bisect_limit;
+    const PassEvent event{++out.applied, name, limit < 0 || out.applied <= limit, false};
+    if (options.on_event) options.on_event(event);
+    if (event.ran) out.codegen_steps.push_back(name);
+  }
   return out;
 }
 

@@ -1,13 +1,16 @@
-// Passes registered once by name (pass_registry.cc, a flat list), and a PassManager that runs
-// a flat list of them.
+// Passes registered once by name (passes.def, a flat list), and a PassManager that runs a flat
+// list of them.
 //
 // A pipeline is graph passes (Program -> Program, still interpretable by the reference), then
 // the lowering boundary `LegalizeOps` (Program -> loop Module), then loop passes
-// (Module -> Module), then LLVM at a given level. Named pipelines live in pipelines.cc.
+// (Module -> Module), then LLVM at a given level, whose IR the code generator's own steps
+// rewrite last (codegen steps: in the registry, run by the JIT, not named in pass lists).
+// Named pipelines live in pipelines.cc.
 //
 // Pass applications are numbered from 1 in the order they are reached, like LLVM's
-// opt-bisect: with a bisect limit N only applications 1..N run (LegalizeOps always runs: there
-// is nothing to execute without it, and it is reported as required).
+// opt-bisect, the optional codegen steps a compile applies after its pass list: with a bisect
+// limit N only applications 1..N run (LegalizeOps always runs: there is nothing to execute
+// without it, and it is reported as required).
 #pragma once
 
 #include <functional>
@@ -22,8 +25,8 @@
 
 namespace difftest::pipeline {
 
-enum class PassKind { Graph, Lowering, Loop };
-const char* pass_kind_name(PassKind k);  // graph lowering loop
+enum class PassKind { Graph, Lowering, Loop, Codegen };
+const char* pass_kind_name(PassKind k);  // graph lowering loop codegen
 
 // Every pass is handed the compile's context (the target, the test faults, ...); a pass that
 // needs none of it is registered as a function of its IR alone.
@@ -42,6 +45,9 @@ struct PassInfo {
   // manager refuses with that reason rather than produce garbage). Empty function: none.
   std::function<std::string(const Program&)> graph_precondition;
   std::function<std::string(const loop::Module&)> loop_precondition;
+  // Runs whatever the bisect limit: LegalizeOps, and a codegen step without which the code
+  // generator cannot select the IR (not numbered).
+  bool required = false;
 };
 
 // Factories for the registry's flat list: `run` takes the IR and the context, or the IR alone.
@@ -70,7 +76,7 @@ PassInfo loop_pass(std::string name, std::string description, Fn run,
                       std::move(precondition));
 }
 
-const std::vector<PassInfo>& all_passes();           // registry order (pass_registry.cc)
+const std::vector<PassInfo>& all_passes();           // registry order (passes.def)
 const PassInfo& find_pass(const std::string& name);  // UserError(Usage) naming the known passes
 
 // `--passes=a,b,c` (spaces allowed around names); every name must be registered and the order
@@ -78,7 +84,8 @@ const PassInfo& find_pass(const std::string& name);  // UserError(Usage) naming 
 std::vector<std::string> parse_pass_list(const std::string& text, const std::string& flag);
 
 // What makes a list of known passes unusable, whatever the program ("" when nothing): graph
-// passes after LegalizeOps, loop passes before it, LegalizeOps missing or twice.
+// passes after LegalizeOps, loop passes before it, LegalizeOps missing or twice, a codegen step
+// (the variant's settings turn those on).
 std::string pass_order_problem(const std::vector<std::string>& passes);
 
 struct PassEvent {
@@ -101,6 +108,10 @@ struct RunOptions {
   // Stop before LegalizeOps: only the graph passes run (Lowered::module stays empty). For a caller
   // that wants the program the graph passes leave without lowering it in its own process.
   bool graph_only = false;
+  // The optional codegen steps the compile will apply after the pass list (codegen_steps of
+  // pipelines.h), numbered after it: those within the bisect limit come back in
+  // Lowered::codegen_steps for the JIT.
+  std::vector<std::string> codegen_steps;
 };
 
 // LLVM's wording: "BISECT: running pass (3) CommonSubexprElimination".
@@ -114,6 +125,8 @@ struct Lowered {
   // twice): a graph pass that returned a new program, a loop pass that rebuilt a function or
   // changed the calls (passes hand back what they did not change), and LegalizeOps.
   std::vector<std::string> changed;
+  // The codegen steps of RunOptions::codegen_steps within the bisect limit: the JIT applies these.
+  std::vector<std::string> codegen_steps;
 };
 
 // Runs `passes` in order. The list must contain LegalizeOps exactly once, after every graph

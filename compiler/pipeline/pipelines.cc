@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "compiler/support/diagnostics.h"
 
 namespace difftest::pipeline {
@@ -100,6 +102,16 @@ const Pipeline& find_pipeline(const std::string& name) {
     known.push_back(p.name);
   }
   throw UserError(ErrorKind::Usage, fmt::format("--opt: unknown pipeline '{}' (known: {})", name, fmt::join(known, ", ")));
+}
+
+std::vector<std::string> codegen_steps(const Pipeline& p, const target::Target& target) {
+  // Without FMA instructions an llvm.fma is a libm call: no contraction there (codegen/jit.cc).
+  if (p.fma_contraction && target::has_feature(target, "fma")) return {"ContractMultiplyAdds"};
+  return {};
+}
+
+bool contracts(const Lowered& l) {
+  return std::find(l.codegen_steps.begin(), l.codegen_steps.end(), "ContractMultiplyAdds") != l.codegen_steps.end();
 }
 
 }  // namespace difftest::pipeline

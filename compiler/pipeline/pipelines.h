@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "compiler/pipeline/pass_manager.h"
+#include "compiler/target/target.h"
+
 namespace difftest::pipeline {
 
 struct Pipeline {
@@ -18,6 +21,15 @@ struct Pipeline {
 };
 
 const std::vector<Pipeline>& pipelines();
+
+// The optional codegen steps (passes.def) a compile of `p` for `target` applies after its pass
+// list, in order: ContractMultiplyAdds when the pipeline allows contraction and the target has
+// FMA instructions. The pass manager numbers them after the list (RunOptions::codegen_steps).
+std::vector<std::string> codegen_steps(const Pipeline& p, const target::Target& target);
+
+// Whether the JIT contracts multiply-adds for this compile: ContractMultiplyAdds is among the
+// codegen steps within its bisect limit.
+bool contracts(const Lowered& l);
 const Pipeline& find_pipeline(const std::string& name);  // UserError(Usage) naming the known ones
 
 }  // namespace difftest::pipeline

@@ -29,6 +29,9 @@ class CulpritHooks {
  public:
   virtual ~CulpritHooks() = default;
   virtual StepRole step_role(const std::string& step) const = 0;
+  // The steps of `variant` in the order a bisect limit counts them: its steps, then any the
+  // compiler applies after them on its own (the builtin's codegen steps, from its settings).
+  virtual std::vector<std::string> numbered_steps(const Variant& variant) const { return variant.steps; }
   // The program the first `applications` optional steps of `variant` leave of `p` (required
   // steps before them included); nullopt where the compiler cannot say.
   virtual std::optional<Program> program_after(const Program& p, const Variant& variant, int applications) const = 0;

@@ -150,7 +150,8 @@ Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOpt
     return c;
   }
   // Smallest limit that fails the same way: lo passes, hi fails.
-  int lo = -1, hi = static_cast<int>(passes.size());
+  const std::vector<std::string> numbered = compiler.numbered_steps(spec.tested);
+  int lo = -1, hi = static_cast<int>(numbered.size());
   c.failure = whole;
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
@@ -163,7 +164,7 @@ Culprit find_culprit(const Program& p, const FailingRun& failing, const CheckOpt
     }
   }
   c.application = hi;
-  const std::string name = pass_at(passes, hi);
+  const std::string name = pass_at(numbered, hi);
   const StepRole role = name.empty() ? StepRole::Required : compiler.step_role(name);
   const std::string fixed = compiler.fixed_culprit(c.failure.stage);
   if (hi == 0 || role == StepRole::Required) {

@@ -11,8 +11,8 @@
 namespace difftest::codegen {
 namespace {
 
-testing::RewrittenIr contract(const std::string& text) {
-  return testing::rewrite_llvm_text(text, contract_multiply_adds);
+testing::RewrittenIr contract(const std::string& text, const FaultSet& faults = {}) {
+  return testing::rewrite_llvm_text(text, [&](llvm::Module& m) { return contract_multiply_adds(m, faults); });
 }
 
 TEST(ContractMultiplyAdds, ASumOfAProductUsedOnceBecomesOneFma) {
@@ -58,6 +58,30 @@ define double @subtrahend(double %a, double %b, double %c) {
   EXPECT_NE(first.find("@llvm.fma.f64(double %a, double %b, double %"), std::string::npos) << first;
   EXPECT_NE(second.find("fneg double %a"), std::string::npos) << second;
   EXPECT_NE(second.find("double %b, double %c)"), std::string::npos) << second;
+}
+
+// The fault of this step (docs/faults.md): a product minus a term keeps the term's sign.
+TEST(ContractMultiplyAdds, TheAddendSignFaultDropsOnlyTheMinuendsNegation) {
+  const testing::RewrittenIr c = contract(R"(
+define double @minuend(double %a, double %b, double %c) {
+  %p = fmul double %a, %b
+  %s = fsub double %p, %c
+  ret double %s
+}
+define double @subtrahend(double %a, double %b, double %c) {
+  %p = fmul double %a, %b
+  %s = fsub double %c, %p
+  ret double %s
+}
+)",
+                                          FaultSet::of({"fma-contraction-drops-addend-sign"}));
+  EXPECT_EQ(c.count, 2);
+  const size_t subtrahend = c.ir.find("@subtrahend");
+  ASSERT_NE(subtrahend, std::string::npos);
+  const std::string first = c.ir.substr(0, subtrahend), second = c.ir.substr(subtrahend);
+  EXPECT_EQ(first.find("fneg"), std::string::npos) << first;
+  EXPECT_NE(first.find("@llvm.fma.f64(double %a, double %b, double %c)"), std::string::npos) << first;
+  EXPECT_NE(second.find("fneg double %a"), std::string::npos) << "the product's side is untouched: " << second;
 }
 
 TEST(ContractMultiplyAdds, LeavesProductsReadTwiceOrInAnotherBlockAndNarrowFloats) {

@@ -57,6 +57,29 @@ std::vector<FaultCase> lowering_fault_cases() {
   return %z
 }
 )"},
+    // At O3 the mul is fused into the sub's kernel, where ContractMultiplyAdds makes one fma of
+    // a*b - c; a product subtracted from a value keeps its sign (the fault is on the other side).
+    {"fma-contraction-drops-addend-sign",
+     R"(program @residual(n: 1..8) {
+  %a: f32[n, 4] = param
+  %b: f32[n, 4] = param
+  %c: f32[n, 4] = param
+  %p: f32[n, 4] = mul(%a, %b)
+  %y: f32[n, 4] = sub(%p, %c)
+  return %y
+}
+)",
+     oracle::VerdictKind::Mismatch, "compare",
+     R"(program @product_subtracted(n: 1..8) {
+  %a: f32[n, 4] = param
+  %b: f32[n, 4] = param
+  %c: f32[n, 4] = param
+  %p: f32[n, 4] = mul(%a, %b)
+  %y: f32[n, 4] = sub(%c, %p)
+  return %y
+}
+)",
+     "O3"},
     {"mul-drops-tail",
      R"(program @mul(n: 1..8) {
   %a: f32[n, 4] = param

@@ -79,7 +79,10 @@ INSTANTIATE_TEST_SUITE_P(Faults, ReduceFault,
                                            FaultCase{"schedule-reduction-tail", 31, "O3", "ScheduleReduction",
                                                      VerdictKind::Mismatch},
                                            FaultCase{"decompose-window-off-by-one", 11, "O3", "DecomposeOps",
-                                                     VerdictKind::Mismatch}),
+                                                     VerdictKind::Mismatch},
+                                           // A codegen step, numbered after O3's passes: bisection names it too.
+                                           FaultCase{"fma-contraction-drops-addend-sign", 4, "O3",
+                                                     "ContractMultiplyAdds", VerdictKind::Mismatch}),
                          [](const auto& info) {
                            std::string n = info.param.fault;
                            for (auto& ch : n) ch = ch == '-' ? '_' : ch;

@@ -119,6 +119,9 @@ TEST_P(PassCases, GiveTheExpectedOutputOnceAndForAllAndKeepTheReference) {
                     [&](const std::string& text) { return loop::print(loop::parse_module(text, c.file)); });
       break;
     }
+    case pipeline::PassKind::Codegen:
+      // Their IR is LLVM's: their text cases are tests/compiler/<step>_test.cc.
+      FAIL() << where << ": " << c.pass << " is a codegen step; it has no pass case files";
   }
 }
 

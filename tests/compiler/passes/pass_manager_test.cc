@@ -108,6 +108,45 @@ TEST(PassManager, ParsesPassLists) {
   }
 }
 
+// The optional codegen steps a compile applies are numbered after its pass list, so a limit
+// below them skips them (and culprit bisection can name them); only those within it come back.
+TEST(PassManager, NumbersTheCodegenStepsAfterThePassList) {
+  const Program p = testing::parse_case(kDeadCode);
+  auto run = [&](int limit, std::vector<std::string>& log) {
+    RunOptions o;
+    o.context.bisect_limit = limit;
+    o.codegen_steps = {"ContractMultiplyAdds"};
+    o.on_event = [&](const PassEvent& e) { log.push_back(bisect_line(e)); };
+    return run_passes(p, {"DeadCodeElimination", "LegalizeOps"}, o).codegen_steps;
+  };
+  std::vector<std::string> all, below;
+  EXPECT_EQ(run(-1, all), (std::vector<std::string>{"ContractMultiplyAdds"}));
+  EXPECT_EQ(all.back(), "BISECT: running pass (3) ContractMultiplyAdds");
+  EXPECT_TRUE(run(2, below).empty());
+  EXPECT_EQ(below.back(), "BISECT: NOT running pass (3) ContractMultiplyAdds");
+}
+
+// Which codegen steps a pipeline applies: contraction where it allows it and the target has FMA.
+TEST(PassManager, OnlyAContractingPipelineOnAnFmaTargetContracts) {
+  const target::Target& fma = target::find_target("avx2", "--target");
+  const target::Target& no_fma = target::find_target("avx", "--target");
+  EXPECT_EQ(codegen_steps(find_pipeline("O3"), fma), (std::vector<std::string>{"ContractMultiplyAdds"}));
+  EXPECT_TRUE(codegen_steps(find_pipeline("O3"), no_fma).empty());
+  EXPECT_TRUE(codegen_steps(find_pipeline("O2"), fma).empty());
+}
+
+// A codegen step is the variant's setting, not a pass of a list.
+TEST(PassManager, RefusesACodegenStepInAPassList) {
+  try {
+    parse_pass_list("LegalizeOps,ContractMultiplyAdds", "--passes");
+    FAIL() << "a codegen step was accepted in a pass list";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("ContractMultiplyAdds is a step of the code generator"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(run_passes(testing::parse_case(kDeadCode), {"LegalizeOps", "ScalarHalvesAsBits"}), UserError);
+}
+
 TEST(PassManager, EveryPassIsDescribedAndEveryPipelineIsRunnable) {
   for (const auto& p : all_passes()) {
     EXPECT_FALSE(p.description.empty()) << p.name;
