@@ -37,8 +37,8 @@ define <16 x float> @g(<16 x float> %a, <16 x float> %b, <16 x float> %c) {
   EXPECT_EQ(c.ir.find("fadd"), std::string::npos) << c.ir;
 }
 
-TEST(ContractMultiplyAdds, ADifferenceNegatesTheTermOrTheProduct) {
-  const testing::RewrittenIr c = contract(R"(
+// A product minus a term, and a term minus a product.
+const char* kDifferences = R"(
 define double @minuend(double %a, double %b, double %c) {
   %p = fmul double %a, %b
   %s = fsub double %p, %c
@@ -49,7 +49,10 @@ define double @subtrahend(double %a, double %b, double %c) {
   %s = fsub double %c, %p
   ret double %s
 }
-)");
+)";
+
+TEST(ContractMultiplyAdds, ADifferenceNegatesTheTermOrTheProduct) {
+  const testing::RewrittenIr c = contract(kDifferences);
   EXPECT_EQ(c.count, 2);
   const size_t subtrahend = c.ir.find("@subtrahend");
   ASSERT_NE(subtrahend, std::string::npos);
@@ -62,19 +65,7 @@ define double @subtrahend(double %a, double %b, double %c) {
 
 // The fault of this step (docs/faults.md): a product minus a term keeps the term's sign.
 TEST(ContractMultiplyAdds, TheAddendSignFaultDropsOnlyTheMinuendsNegation) {
-  const testing::RewrittenIr c = contract(R"(
-define double @minuend(double %a, double %b, double %c) {
-  %p = fmul double %a, %b
-  %s = fsub double %p, %c
-  ret double %s
-}
-define double @subtrahend(double %a, double %b, double %c) {
-  %p = fmul double %a, %b
-  %s = fsub double %c, %p
-  ret double %s
-}
-)",
-                                          FaultSet::of({"fma-contraction-drops-addend-sign"}));
+  const testing::RewrittenIr c = contract(kDifferences, FaultSet::of({"fma-contraction-drops-addend-sign"}));
   EXPECT_EQ(c.count, 2);
   const size_t subtrahend = c.ir.find("@subtrahend");
   ASSERT_NE(subtrahend, std::string::npos);
