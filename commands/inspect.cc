@@ -183,9 +183,8 @@ int compile_command(const CompileRequest& f, const Print& out, const Print& log)
       log(fmt::format("; *** IR dump after {} ***\n{}", pass, ir));
     };
   }
-  const bool to_llvm_opt = f.emit != "graph" && f.emit != "loop" && f.emit != "llvm";
   // The codegen steps run only on the way to optimized LLVM IR, numbered after the pass list.
-  if (to_llvm_opt) options.codegen_steps = pipeline::codegen_steps(pipe, *options.context.target);
+  if (f.emit == "llvm-opt") options.codegen_steps = pipeline::codegen_steps(pipe, *options.context.target);
   const auto lowered = pipeline::run_passes(p, pipe.passes, options);
   if (f.emit == "graph") {
     out(print(lowered.graph));

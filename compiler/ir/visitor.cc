@@ -58,24 +58,27 @@ Value Mutator::remap(const Value& v) const {
   return it->second;
 }
 
-Binding Mutator::remapped(const Binding& b) const {
-  if (!b.is_call()) return b;
+std::optional<Binding> Mutator::with_remapped_args(const Binding& b) const {
+  if (!b.is_call()) return std::nullopt;
   std::vector<Value> args;
   bool same = true;
   for (const auto& a : b.args()) {
     args.push_back(remap(a));
     same = same && args.back().same_as(a);
   }
-  if (same) return b;
+  if (same) return std::nullopt;
   return Binding::call(b.results(), &b.op(), std::move(args), b.attrs(), b.loc()).with_group(b.group());
 }
 
+Binding Mutator::remapped(const Binding& b) const { return with_remapped_args(b).value_or(b); }
+
 std::vector<Value> Mutator::keep(const Binding& b) {
-  Binding r = remapped(b);
-  bool same = r.args().size() == b.args().size();
-  for (size_t i = 0; same && i < r.args().size(); ++i) same = r.args()[i].same_as(b.args()[i]);
-  if (!same) changed_ = true;
-  append(std::move(r));
+  if (std::optional<Binding> r = with_remapped_args(b)) {
+    changed_ = true;
+    append(std::move(*r));
+  } else {
+    append(b);
+  }
   return b.results();
 }
 

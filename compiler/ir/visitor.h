@@ -13,6 +13,7 @@
 // they partition the whole graph and move bindings next to their group (fuse_ops.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -73,6 +74,8 @@ class Mutator {
   const Program& input() const { return *input_; }
 
  private:
+  // b rebuilt on the remapped operands, or nothing when none changed.
+  std::optional<Binding> with_remapped_args(const Binding& b) const;
   void append(Binding b);
 
   const Program* input_ = nullptr;

@@ -16,19 +16,20 @@ class DeadBindingDropper : public Mutator {
     for (const auto& o : p.outputs()) used_.insert(o.get());
     const auto& bindings = p.bindings();
     for (size_t i = bindings.size(); i-- > 0;) {
-      const Binding& b = bindings[i];
-      bool live = b.kind() == BindingKind::Param;
-      for (const auto& r : b.results()) live = live || used_.count(r.get());
-      if (!live) continue;
-      for (const auto& a : b.args()) used_.insert(a.get());
+      if (!live(bindings[i])) continue;
+      for (const auto& a : bindings[i].args()) used_.insert(a.get());
     }
   }
 
  private:
-  std::vector<Value> rewrite(const Binding& b) override {
-    bool live = b.kind() == BindingKind::Param;
-    for (const auto& r : b.results()) live = live || used_.count(r.get());
-    return live ? keep(b) : b.results();
+  std::vector<Value> rewrite(const Binding& b) override { return live(b) ? keep(b) : b.results(); }
+
+  bool live(const Binding& b) const {
+    if (b.kind() == BindingKind::Param) return true;
+    for (const auto& r : b.results()) {
+      if (used_.count(r.get())) return true;
+    }
+    return false;
   }
 
   std::unordered_set<const ValueNode*> used_;

@@ -29,7 +29,7 @@ bool swaps_last_two(const Binding& b) {
 // each swap flipping the operand's transpose flag.
 class TransposeFolder : public Mutator {
   std::vector<Value> rewrite(const Binding& b) override {
-    if (swaps_last_two(b)) swap_of_[b.result().get()] = remapped(b).args()[0];
+    if (swaps_last_two(b)) swap_of_[b.result().get()] = remap(b.args()[0]);
     if (!b.is_call() || b.op().name != "matmul") return keep(b);
     std::vector<Value> args = remapped(b).args();
     bool flags[2] = {b.attrs().get_bool("transpose_a"), b.attrs().get_bool("transpose_b")};
