@@ -107,12 +107,17 @@ void Builder::adopt(const Program& p) {
 }
 
 Program Builder::finish(const std::string& name) {
-  if (values_.empty()) param(TensorType{DType::f32, {sym::Expr(2)}});
   std::vector<Value> outputs;
   for (const auto& v : values_) {
     if (!used_.count(v.get()) && produced_by_call_.count(v.get())) outputs.push_back(v);
   }
-  if (outputs.empty()) outputs.push_back(values_.back());
+  if (outputs.empty()) {
+    // Every call was dropped. The fresh operands of dropped calls may be too large to evaluate
+    // (that is why they were dropped): return the last value within max_elements.
+    const auto within = std::find_if(values_.rbegin(), values_.rend(),
+                                     [&](const Value& v) { return small_enough(v.type()); });
+    outputs.push_back(within != values_.rend() ? *within : param(TensorType{DType::f32, {sym::Expr(2)}}));
+  }
   // Parameters and constants made for calls that were then dropped feed nothing: leave them out.
   std::set<const ValueNode*> keep(used_);
   for (const auto& v : outputs) keep.insert(v.get());

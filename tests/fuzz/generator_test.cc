@@ -14,6 +14,7 @@
 #include "compiler/support/hash.h"
 #include "compiler/ir/verifier.h"
 #include "compiler/ops/op.h"
+#include "compiler/sym/sym_prove.h"
 #include "fuzz/generator.h"
 
 namespace difftest {
@@ -200,6 +201,36 @@ TEST(Generator, WeightFlagsAreParsedStrictly) {
   for (const char* bad : {"exp", "exp=", "exp=-1", "nosuchop=3", "exp=3x"}) {
     EXPECT_THROW(parse_op_weights(bad, "--weights"), UserError) << bad;
   }
+}
+
+// max_elements bounds every tensor at its dims' upper bounds, the program's outputs among them:
+// with one or two ops most calls are dropped as too large, and a program whose every call was
+// dropped still returns a tensor within the limit (the reference refuses anything bigger).
+TEST(Generator, EveryTensorFitsMaxElementsAtTheDimsUpperBounds) {
+  GeneratorOptions tiny;
+  tiny.max_ops = 2;
+  tiny.max_elements = 64;
+  tiny.template_percent = 0;
+  tiny.weights = {{"sum", 200}, {"mean", 200}, {"max", 200}, {"min", 200}};
+  int fallback_outputs = 0;
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    const Program p = generate_program(seed, tiny);
+    bool any_call = false;
+    for (const auto& b : p.bindings()) {
+      any_call |= b.is_call();
+      for (const auto& v : b.results()) {
+        double numel = 1;
+        for (const auto& d : v.type().shape) {
+          const sym::Interval range = sym::bounds(d, p.ranges());
+          ASSERT_TRUE(range.hi_finite()) << "seed " << seed << "\n" << print(p);
+          numel *= static_cast<double>(range.hi);
+        }
+        EXPECT_LE(numel, 64.0) << "%" << v.name() << ", seed " << seed << "\n" << print(p);
+      }
+    }
+    fallback_outputs += !any_call;
+  }
+  EXPECT_GT(fallback_outputs, 0) << "no seed exercised the program whose every call was dropped";
 }
 
 }  // namespace
