@@ -39,16 +39,17 @@ int main(int argc, char** argv) {
   bool kernel_sharing = false;
   app.add_flag("--kernel-sharing", kernel_sharing, "also measure the hit rate a cache of compiled kernels would have");
   CLI11_PARSE(app, argc, argv);
+  oracle::CampaignOptions o;
   try {
-    if (!target.empty()) difftest::target::set_default_target(target, "--target");
+    difftest::backends::BuiltinOptions builtin;
+    if (!target.empty()) builtin.target = &difftest::target::runnable_target(target, "--target");
+    o.check.compiler = &difftest::backends::builtin_compiler(builtin);
   } catch (const difftest::UserError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 2;
   }
-  oracle::CampaignOptions o;
   std::tie(o.first_seed, o.last_seed) = oracle::parse_seed_range(seeds, "--seeds");
   o.jobs = jobs;
-  o.check.compiler = &difftest::backends::builtin_compiler();
   o.check.levels = pipelines;
   o.check.random_orders = orders;
   o.check.random_bindings = random_bindings;
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   const double n = static_cast<double>(s.checked);
   const double total = s.times.generate + s.times.reference + s.times.compile + s.times.run + s.times.compare;
   fmt::print("seeds {}  pipelines {}  random orders {}  jobs {}  random bindings {}  target {}\n", seeds,
-             fmt::join(pipelines, ","), orders, jobs, random_bindings, difftest::target::default_target().name);
+             fmt::join(pipelines, ","), orders, jobs, random_bindings, o.check.under_test().target());
   fmt::print("{} programs in {:.1f} s wall: {:.2f} programs/s\n\n", s.checked, s.status.elapsed, n / s.status.elapsed);
   fmt::print("| stage | ms per program | share |\n|---|---:|---:|\n");
   for (const auto& [name, ms] : {std::pair{"generate", s.times.generate}, {"reference + bounds", s.times.reference},

@@ -131,7 +131,6 @@ FaultDetection detect_fault(const std::string& fault, const DetectionOptions& op
   }
   std::vector<std::string> on;
   if (!fault.empty()) on.push_back(fault);
-  const faults::ScopedFaults scope(on);
   for (const uint64_t start : options.start_seeds) {
     CampaignOptions c;
     c.first_seed = start;
@@ -139,6 +138,7 @@ FaultDetection detect_fault(const std::string& fault, const DetectionOptions& op
     c.time_limit = options.budget_seconds;
     c.jobs = options.jobs;
     c.check = options.check;
+    c.check.compiler = &options.check.under_test().planted_faults()->with(on);
     c.generator = options.generator;
     c.probe = options.probe;
     c.faults = on;

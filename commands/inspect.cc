@@ -173,7 +173,6 @@ int compile_command(const CompileRequest& f, const Print& out, const Print& log)
   options.verify_each = f.verify_each;
   if (!f.target.empty()) options.context.target = &target::find_target(f.target, "--target");
   options.context.bisect_limit = f.bisect_limit;
-  options.context.faults = FaultSet::of(faults::enabled_faults());  // --inject
   for (const auto& name : f.disabled) options.disabled.insert(pipeline::find_pass(name).name);
   if (f.bisect_limit >= 0) {
     options.on_event = [&](const pipeline::PassEvent& e) { log(fmt::format("{}\n", pipeline::bisect_line(e))); };

@@ -4,7 +4,6 @@
 
 #include "backends/backends.h"
 #include "backends/builtin/builtin_compiler.h"
-#include "compiler/faults/faults.h"
 #include "compiler/support/diagnostics.h"
 #include "compiler/pipeline/pass_manager.h"
 #include "compiler/target/target.h"
@@ -84,12 +83,14 @@ oracle::CheckOptions check_options(const CheckRequest& r) {
   if (!r.inject.empty() && !backend.builtin()) {
     throw UserError(ErrorKind::Usage, "--inject: test faults are planted in the builtin compiler only");
   }
-  for (const auto& name : r.inject) faults::enable(name);
-  if (!r.target.empty()) {
-    if (!backend.builtin()) throw UserError(ErrorKind::Usage, "--target: targets are the builtin compiler's");
-    target::set_default_target(r.target, "--target");
+  if (!r.target.empty() && !backend.builtin()) {
+    throw UserError(ErrorKind::Usage, "--target: targets are the builtin compiler's");
   }
-  target::default_target();  // a DIFFTEST_TARGET the host cannot run is a usage error now, not per variant
+  // A DIFFTEST_TARGET the host cannot run is a usage error here, not one per variant.
+  const target::Target& target = r.target.empty() ? target::default_target() : target::runnable_target(r.target);
+  if (backend.builtin()) {
+    options.compiler = &backends::builtin_compiler(backends::BuiltinOptions{&target, r.inject});
+  }
   return options;
 }
 

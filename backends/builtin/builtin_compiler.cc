@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
 
-#include "backends/builtin/builtin_faults.h"
 #include "backends/builtin/random_orders.h"
 #include "compiler/faults/faults.h"
 #include "compiler/support/diagnostics.h"
@@ -41,14 +44,35 @@ constexpr const char* kOrderPrefix = "order";
 // are LLVM's, not the compiler under test.
 constexpr codegen::MachineCode kCheckedMachineCode = codegen::MachineCode::Fast;
 
-class BuiltinCompiler final : public CompilerUnderTest {
+class BuiltinCompiler final : public CompilerUnderTest, public PlantedFaults {
  public:
+  BuiltinCompiler(const target::Target& target, FaultSet faults) : target_(target), faults_(std::move(faults)) {}
+
   std::string identity() const override {
     return fmt::format("difftest {} (embedded compiler, LLVM 14 JIT)", oracle::kDifftestVersion);
   }
 
   std::string name() const override { return "builtin"; }
-  const PlantedFaults* planted_faults() const override { return &builtin_faults(); }
+  const PlantedFaults* planted_faults() const override { return this; }
+
+  std::vector<std::string> known() const override {
+    std::vector<std::string> names;
+    for (const auto& f : faults::all_faults()) names.push_back(f.name);
+    return names;
+  }
+  std::vector<std::string> enabled() const override { return faults_.names(); }
+  const CompilerUnderTest& with(const std::vector<std::string>& names) const override {
+    std::vector<std::string> on = faults_.names();
+    on.insert(on.end(), names.begin(), names.end());
+    return builtin_compiler(BuiltinOptions{&target_, on});
+  }
+  const CompilerUnderTest& without(const std::vector<std::string>& names) const override {
+    std::vector<std::string> kept;
+    for (const auto& name : faults_.names()) {
+      if (!names.empty() && std::find(names.begin(), names.end(), name) == names.end()) kept.push_back(name);
+    }
+    return builtin_compiler(BuiltinOptions{&target_, kept});
+  }
 
   std::vector<std::string> step_list(const std::string& text, const std::string& where) const override {
     return pipeline::parse_pass_list(text, where);
@@ -106,10 +130,11 @@ class BuiltinCompiler final : public CompilerUnderTest {
     const pipeline::Pipeline pipe = builtin_pipeline(variant);
     progress.stage(oracle::encode_stage(Stage::compile()));
     auto t0 = std::chrono::steady_clock::now();
-    // The compile's context, built once here in the oracle's child: the faults the harness
-    // planted for this check (inherited through fork), and the variant's bisection limit.
+    // The compile's context, built once here in the oracle's child: this compiler's target and
+    // faults, and the variant's bisection limit.
     pipeline::RunOptions run_options;
-    run_options.context.faults = FaultSet::of(faults::enabled_faults());
+    run_options.context.target = &target_;
+    run_options.context.faults = faults_;
     run_options.context.bisect_limit = pipe.bisect_limit;
     run_options.before_pass = [&](const std::string& pass) {
       progress.stage(oracle::encode_stage(Stage::compile(pass)));
@@ -152,7 +177,7 @@ class BuiltinCompiler final : public CompilerUnderTest {
   // The pass list, then the codegen steps the variant's settings apply on this target.
   std::vector<std::string> numbered_steps(const Variant& variant) const override {
     std::vector<std::string> steps = variant.steps;
-    for (auto& step : pipeline::codegen_steps(builtin_pipeline(variant), target::default_target())) {
+    for (auto& step : pipeline::codegen_steps(builtin_pipeline(variant), target_)) {
       steps.push_back(std::move(step));
     }
     return steps;
@@ -162,7 +187,8 @@ class BuiltinCompiler final : public CompilerUnderTest {
   // (legalize-null-deref's) take `difftest reduce` and the detection benchmark down with it.
   std::optional<Program> program_after(const Program& p, const Variant& variant, int applications) const override {
     pipeline::RunOptions run;
-    run.context.faults = FaultSet::of(faults::enabled_faults());
+    run.context.target = &target_;
+    run.context.faults = faults_;
     run.context.bisect_limit = applications;
     run.graph_only = true;
     return pipeline::run_passes(p, variant.steps, run).graph;
@@ -187,7 +213,7 @@ class BuiltinCompiler final : public CompilerUnderTest {
                        pipe.fma_contraction ? " --passes-fma" : "");
   }
 
-  std::string target() const override { return target::default_target().name; }
+  std::string target() const override { return target_.name; }
 
   void write_reproducer(const std::string& dir, const Program& p, const sym::Env& binding,
                         const VariantVerdict& failure, const CheckOptions& options) const override {
@@ -206,6 +232,10 @@ class BuiltinCompiler final : public CompilerUnderTest {
            "values and the allowance embedded, says by itself whether TVM computes it right at each opt_level "
            "(whether TVM shares the bug)";
   }
+
+ private:
+  const target::Target& target_;
+  const FaultSet faults_;
 };
 
 }  // namespace
@@ -236,9 +266,22 @@ Variant variant_of_pipeline(const pipeline::Pipeline& pipe) {
   return builtin_variant(order ? VariantKind::RandomOrder : VariantKind::Custom, pipe);
 }
 
+const CompilerUnderTest& builtin_compiler(const BuiltinOptions& options) {
+  FaultSet faults = FaultSet::of(options.faults);
+  const std::string key = fmt::format("{} {}", options.target->name, fmt::join(faults.names(), ","));
+  // Built by the harness before it forks a child (a check, a campaign worker), never in one, so
+  // that a child cannot inherit this lock held.
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<const BuiltinCompiler>> built;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& compiler = built[key];
+  if (!compiler) compiler = std::make_unique<const BuiltinCompiler>(*options.target, std::move(faults));
+  return *compiler;
+}
+
 const CompilerUnderTest& builtin_compiler() {
-  static const BuiltinCompiler compiler;
-  return compiler;
+  static const CompilerUnderTest& clean = builtin_compiler(BuiltinOptions{});
+  return clean;
 }
 
 }  // namespace difftest::backends

@@ -2,15 +2,30 @@
 // variants are the named pipelines O0..O3, pass lists the user spells out (`--passes`, a corpus
 // entry's `# passes:`) and random valid pass orders (random_orders.h), each also compiled with
 // its dims fixed (SpecializeShapes first); it compiles and runs in the oracle's forked child
-// through the LLVM 14 JIT, and its test faults (builtin_faults.h) are planted in it.
+// through the LLVM 14 JIT. Each is built for one target and with its test faults planted
+// (compiler/faults), which every compile it makes puts into its CompileContext.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "compiler/pipeline/pipelines.h"
+#include "compiler/target/target.h"
 #include "oracle/check/compiler.h"
 #include "oracle/check/variant.h"
 
 namespace difftest::backends {
 
+// What a builtin compiler under test is built with (a command's `--target` and `--inject`).
+struct BuiltinOptions {
+  const target::Target* target = &target::default_target();
+  std::vector<std::string> faults;  // declared fault names
+};
+
+// The builtin compiler with `options`: one object for each distinct target and set of faults,
+// alive for the rest of the process. UserError(Usage) naming the known faults when one is not.
+const oracle::CompilerUnderTest& builtin_compiler(const BuiltinOptions& options);
+// With the default target and no fault planted.
 const oracle::CompilerUnderTest& builtin_compiler();
 
 // Its variants' steps are passes and their settings the LLVM level and FMA contraction; these

@@ -30,8 +30,8 @@ class FaultSet {
 };
 
 struct CompileContext {
-  // The machine the module is scheduled and compiled for (the process's default until the
-  // compile names one: the widest the host runs, or DIFFTEST_TARGET, or the command's --target).
+  // The machine the module is scheduled and compiled for: the widest the host runs, or
+  // DIFFTEST_TARGET's, until whoever compiles names one (the compiler under test, its --target).
   const target::Target* target = &target::default_target();
   FaultSet faults;
   // Run only the first N pass applications (-1: all), like LLVM's opt-bisect.

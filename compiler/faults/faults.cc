@@ -16,18 +16,6 @@ std::vector<const Fault*>& declarations() {
   return faults;
 }
 
-// The planted faults, sorted.
-std::vector<std::string>& enabled_set() {
-  static std::vector<std::string> set;
-  return set;
-}
-
-void set_enabled(std::vector<std::string> names) {
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  enabled_set() = std::move(names);
-}
-
 }  // namespace
 
 Fault::Fault(FaultInfo info) : info_(std::move(info)) { declarations().push_back(this); }
@@ -59,40 +47,5 @@ const Fault& declared(const std::string& name) {
   for (const auto& f : all_faults()) names.push_back(f.name);
   throw UserError(ErrorKind::Usage, fmt::format("unknown fault '{}' (known: {})", name, fmt::join(names, ", ")));
 }
-
-void enable(const std::string& name) {
-  declared(name);
-  std::vector<std::string> names = enabled_set();
-  names.push_back(name);
-  set_enabled(std::move(names));
-}
-
-void disable_all() { set_enabled({}); }
-
-
-std::vector<std::string> enabled_faults() { return enabled_set(); }
-
-ScopedFaults::ScopedFaults(const std::vector<std::string>& names) : previous_(enabled_set()) {
-  try {
-    for (const auto& n : names) enable(n);
-  } catch (...) {
-    set_enabled(previous_);
-    throw;
-  }
-}
-
-ScopedFaults::ScopedFaults(Off, const std::vector<std::string>& names) : previous_(enabled_set()) {
-  if (names.empty()) {
-    disable_all();
-    return;
-  }
-  std::vector<std::string> kept;
-  for (const auto& n : previous_) {
-    if (std::find(names.begin(), names.end(), n) == names.end()) kept.push_back(n);
-  }
-  set_enabled(std::move(kept));
-}
-
-ScopedFaults::~ScopedFaults() { set_enabled(std::move(previous_)); }
 
 }  // namespace difftest::faults

@@ -13,14 +13,11 @@
 // tested against known bugs: the oracle must turn each one into the right verdict. With no
 // fault on the compiler is unchanged. docs/faults.md lists the faults.
 //
-// The planted set below (enable, enabled_faults, ScopedFaults) is the harness's: the faults a
-// process plants in the compiler it checks (`--inject`, the gate, the tests). No pass reads it:
-// whoever compiles puts it into a CompileContext (the builtin compiler under test, in the
-// oracle's child, which inherits the set through fork). Change it before compiling, not while
-// another thread compiles: it has no lock (a lock held at fork time would deadlock the child).
+// No set of faults is on for the process: a compile's CompileContext carries the faults on in
+// it (a FaultSet), and the harness's compiler under test carries the set it plants
+// (backends/builtin/builtin_compiler.h), so a forked child compiles with its parent's.
 #pragma once
 
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -56,28 +53,5 @@ const std::vector<FaultInfo>& all_faults();
 const Fault* find(const std::string& name);
 // The declared fault of that name; UserError(Usage) naming the known faults when there is none.
 const Fault& declared(const std::string& name);
-
-// Plants a fault. UserError(ErrorKind::Usage) naming the known faults when `name` is unknown.
-void enable(const std::string& name);
-void disable_all();
-
-// The planted faults, sorted (for verdicts, reproducers and the compile contexts built from them).
-std::vector<std::string> enabled_faults();
-
-// Enables `names` (in addition to those already on) for the scope and restores the previous
-// set when it ends. `Off` turns faults off for the scope instead: `names`, or every one.
-class ScopedFaults {
- public:
-  struct Off {};
-  explicit ScopedFaults(Off, const std::vector<std::string>& names = {});
-  explicit ScopedFaults(const std::vector<std::string>& names);
-  ScopedFaults(std::initializer_list<std::string> names) : ScopedFaults(std::vector<std::string>(names)) {}
-  ~ScopedFaults();
-  ScopedFaults(const ScopedFaults&) = delete;
-  ScopedFaults& operator=(const ScopedFaults&) = delete;
-
- private:
-  std::vector<std::string> previous_;
-};
 
 }  // namespace difftest::faults

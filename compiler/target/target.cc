@@ -17,8 +17,6 @@ namespace difftest::target {
 
 namespace {
 
-const Target* chosen = nullptr;  // set_default_target's choice
-
 // DIFFTEST_HOST_TARGET=avx2 makes an AVX-512 machine pass for an AVX2 one: every feature a
 // wider target needs and the named one lacks is taken away, so the host target, the default
 // target and the JIT's refusals are those of the smaller machine (how the test suite is checked
@@ -98,24 +96,25 @@ const Target& host_target() {
   throw InternalError("the JIT needs a host CPU with AVX and F16C (x86-64 since 2012)");
 }
 
-void set_default_target(const std::string& name, const std::string& flag) {
-  const Target* t = &find_target(name, flag);
-  const std::string missing = missing_host_features(*t);
+const Target& runnable_target(const std::string& name, const std::string& flag) {
+  const Target& t = find_target(name, flag);
+  const std::string missing = missing_host_features(t);
   if (!missing.empty()) {
     throw UserError(ErrorKind::Usage, fmt::format("{}: this host cannot run {} code: it lacks {} (it runs {})", flag,
-                                                  t->name, missing, host_target().name));
+                                                  t.name, missing, host_target().name));
   }
-  chosen = t;
+  return t;
 }
 
 const Target& default_target() {
+  // A DIFFTEST_TARGET the host cannot run throws (a usage error) at every call, not only the first.
   static std::once_flag once;
+  static const Target* from_env = nullptr;
   std::call_once(once, [] {
-    if (chosen) return;
     const char* env = std::getenv("DIFFTEST_TARGET");
-    if (env && *env) set_default_target(env, "DIFFTEST_TARGET");
+    if (env && *env) from_env = &runnable_target(env, "DIFFTEST_TARGET");
   });
-  return chosen ? *chosen : host_target();
+  return from_env ? *from_env : host_target();
 }
 
 bool has_feature(const Target& t, const std::string& feature) {

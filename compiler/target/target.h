@@ -38,11 +38,13 @@ std::string missing_host_features(const Target& t);
 // needs F16C, x86-64 since 2012).
 const Target& host_target();
 
-// The target a compile uses when its variant names none: set_default_target's, else
-// DIFFTEST_TARGET's, else the host's.
+// The target a compile uses when nothing names one: DIFFTEST_TARGET's, else the host's. It is
+// read, never set: a command's `--target` goes into the compiler under test it builds
+// (backends/builtin/builtin_compiler.h) and from there into each compile's context.
 const Target& default_target();
-// UserError(Usage) when the name is unknown or the host cannot run the target, naming `flag`.
-void set_default_target(const std::string& name, const std::string& flag = "--target");
+// The target `name` when the host can run its code; UserError(Usage) naming `flag` when the name
+// is unknown or the host lacks a feature it needs.
+const Target& runnable_target(const std::string& name, const std::string& flag = "--target");
 
 // Whether `t`'s code may use the host feature `feature` (LLVM's name: "fma", "f16c", ...).
 bool has_feature(const Target& t, const std::string& feature);

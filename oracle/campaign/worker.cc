@@ -44,8 +44,9 @@ const VariantVerdict* attributed_failure(const Program& p, const Verdict& v, con
   if (!first || o.faults.empty()) return first;
   const PlantedFaults* planted = o.check.under_test().planted_faults();
   DT_CHECK(planted != nullptr, "faults injected into " + o.check.under_test().name() + ", which has none planted");
-  const auto off = planted->turn_off(o.faults);
-  const Verdict clean = check_program(p, o.check);
+  CheckOptions without_faults = o.check;
+  without_faults.compiler = &planted->without(o.faults);
+  const Verdict clean = check_program(p, without_faults);
   for (const auto& var : v.variants) {
     if (o.counts_against(var) && !fails_clean(clean, var, o)) return &var;
   }

@@ -22,25 +22,24 @@ namespace difftest::oracle {
 // difftest's version (the builtin compiler's too), as verdicts and reports record it.
 inline constexpr const char* kDifftestVersion = "0.1.0";
 
+class CompilerUnderTest;
+
 // Test faults planted in a compiler (the builtin's compiler/faults: what `--inject` and a corpus
-// entry's `# fault:` turn on), by name. They are on for the whole process, so a forked child
-// compiles with the faults its parent turned on; switch them before checking, not during.
+// entry's `# fault:` turn on), by name. A compiler under test is built with its set, and holds
+// it for good: another set is another compiler under test, which with() and without() give. No
+// fault is on for the process, so checks with different sets may share it.
 class PlantedFaults {
  public:
-  // Puts back the faults that were on when it was made, when it ends.
-  class Scope {
-   public:
-    virtual ~Scope() = default;
-  };
   virtual ~PlantedFaults() = default;
   // Every fault's name, sorted.
   virtual std::vector<std::string> known() const = 0;
-  // The faults on now, sorted (verdicts and reproducers record them).
+  // The faults planted in this compiler, sorted (verdicts and reproducers record them).
   virtual std::vector<std::string> enabled() const = 0;
-  // `names` on besides those already on, for the scope.
-  [[nodiscard]] virtual std::unique_ptr<Scope> turn_on(const std::vector<std::string>& names) const = 0;
-  // `names` off (every one when empty), for the scope.
-  [[nodiscard]] virtual std::unique_ptr<Scope> turn_off(const std::vector<std::string>& names) const = 0;
+  // This compiler with `names` planted besides its own; UserError(Usage) naming the known faults
+  // when one is not. It lives as long as the process.
+  virtual const CompilerUnderTest& with(const std::vector<std::string>& names) const = 0;
+  // This compiler without `names` (without any when empty). It lives as long as the process.
+  virtual const CompilerUnderTest& without(const std::vector<std::string>& names) const = 0;
 };
 
 class CompilerUnderTest : public VariantLadder,
@@ -57,7 +56,7 @@ class CompilerUnderTest : public VariantLadder,
   // this compiler, else nullptr. Only the builtin has them; another compiler under test is held
   // to an entry's clean half (gate.h).
   virtual const PlantedFaults* planted_faults() const { return nullptr; }
-  // The planted faults on now (none for a compiler without them), as verdicts record them.
+  // The faults planted in it (none for a compiler without them), as verdicts record them.
   std::vector<std::string> enabled_faults() const;
 };
 

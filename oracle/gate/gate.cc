@@ -107,10 +107,10 @@ GateCase check_entry(const std::string& file, const GateOptions& o, const Deadli
   if (e.expect && !takes_faults)
     c.detail += fmt::format("; its faults ({}) are the builtin compiler's", fmt::join(e.faults, ", "));
   if (e.expect && !clean.cancelled && takes_faults) {
-    const auto on = planted->turn_on(e.faults);
     // An expected hang shows under any budget, and each hanging pipeline costs all of it (and
     // its confirming rerun): a generous budget chosen for slow compiles would make this long.
     CheckOptions with_faults = check;
+    with_faults.compiler = &planted->with(e.faults);
     if (e.expect->is_timeout()) {
       with_faults.limits.cpu_seconds = std::min(with_faults.limits.cpu_seconds, kExpectedHangSeconds);
     }

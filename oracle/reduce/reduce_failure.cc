@@ -225,10 +225,11 @@ ReductionReport reduce_failure(const Program& p, const FailingRun& failing, cons
     r.reduced_failure = check_variant_outcome(r.reduced.program, minimal, r.reduced.binding, candidate_options);
     r.reproduces = FailureKey::of(r.reduced_failure) == key;
     if (!r.faults.empty()) {
-      const auto off = options.under_test().planted_faults()->turn_off({});
+      CheckOptions without_faults = candidate_options;
+      without_faults.compiler = &options.under_test().planted_faults()->without({});
       ++r.oracle_calls;
       r.passes_without_faults =
-          !is_failure(check_variant_outcome(r.reduced.program, minimal, r.reduced.binding, candidate_options).kind);
+          !is_failure(check_variant_outcome(r.reduced.program, minimal, r.reduced.binding, without_faults).kind);
     }
   } catch (const DeadlineReached&) {
     // Not checked again: the reproducers are written for the variant and failure the reduction

@@ -1,4 +1,5 @@
-// The fault-injection registry (compiler/faults): names, errors, scoping; a fault that is not
+// The fault-injection registry (compiler/faults): names, errors, the sets a compiler under test
+// holds; a fault that is not
 // on changes nothing; and each fault, when on, gives the oracle's verdict it is meant to give
 // on a program containing its op, and ok on a program without it.
 #include "compiler/faults/faults.h"
@@ -25,8 +26,6 @@
 
 namespace difftest {
 namespace {
-
-using faults::ScopedFaults;
 
 std::vector<std::string> fault_names() {
   std::vector<std::string> names;
@@ -76,55 +75,47 @@ TEST(Faults, NamesAreKebabCaseSortedAndDescribed) {
 }
 
 TEST(Faults, UnknownNameIsAUsageErrorListingTheKnownOnes) {
-  faults::disable_all();
   try {
-    faults::enable("no-such-fault");
+    (void)FaultSet::of({"mul-drops-tail", "no-such-fault"});
     ADD_FAILURE() << "accepted";
   } catch (const UserError& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
     EXPECT_NE(e.message().find("no-such-fault"), std::string::npos) << e.message();
     for (const auto& n : fault_names()) EXPECT_NE(e.message().find(n), std::string::npos) << e.message();
   }
-  EXPECT_TRUE(faults::enabled_faults().empty());
+  EXPECT_THROW(testing::builtin_with({"no-such-fault"}), UserError);
 }
 
-TEST(Faults, EnableDisableAndEnabledFaults) {
-  faults::disable_all();
-  for (const auto& n : fault_names()) EXPECT_FALSE(FaultSet::of(faults::enabled_faults()).contains(*faults::find(n))) << n;
+TEST(Faults, AFaultSetIsSortedWithoutRepeats) {
   const auto names = fault_names();
-  for (auto it = names.rbegin(); it != names.rend(); ++it) faults::enable(*it);
-  faults::enable(names.front());  // twice: still listed once
-  EXPECT_EQ(faults::enabled_faults(), names);
-  for (const auto& n : names) EXPECT_TRUE(FaultSet::of(faults::enabled_faults()).contains(*faults::find(n))) << n;
-  faults::disable_all();
-  EXPECT_TRUE(faults::enabled_faults().empty());
-  for (const auto& n : names) EXPECT_FALSE(FaultSet::of(faults::enabled_faults()).contains(*faults::find(n))) << n;
+  std::vector<std::string> reversed(names.rbegin(), names.rend());
+  reversed.push_back(names.front());  // twice: still listed once
+  const FaultSet all = FaultSet::of(reversed);
+  EXPECT_EQ(all.names(), names);
+  for (const auto& n : names) EXPECT_TRUE(all.contains(*faults::find(n))) << n;
+  const FaultSet none;
+  EXPECT_TRUE(none.empty());
+  for (const auto& n : names) EXPECT_FALSE(none.contains(*faults::find(n))) << n;
 }
 
-TEST(Faults, ScopedFaultsRestoresThePreviousSet) {
-  faults::disable_all();
+// A planted set is a compiler under test of its own, for good: with() and without() give the
+// others, the same object for the same set, and the compiler asked stays as it was.
+TEST(Faults, ACompilerUnderTestHoldsItsPlantedSetForGood) {
   const auto names = fault_names();
   ASSERT_GE(names.size(), 2u);
-  faults::enable(names[0]);
-  {
-    ScopedFaults outer{names[1]};
-    EXPECT_EQ(faults::enabled_faults(), (std::vector<std::string>{names[0], names[1]}));
-    {
-      ScopedFaults inner(names);
-      EXPECT_EQ(faults::enabled_faults(), names);
-    }
-    EXPECT_EQ(faults::enabled_faults(), (std::vector<std::string>{names[0], names[1]}));
-  }
-  EXPECT_EQ(faults::enabled_faults(), std::vector<std::string>{names[0]});
-  // An unknown name throws from the constructor and leaves the set as it was.
-  EXPECT_THROW(ScopedFaults({names[1], "no-such-fault"}), UserError);
-  EXPECT_EQ(faults::enabled_faults(), std::vector<std::string>{names[0]});
-  faults::disable_all();
-  {
-    ScopedFaults none(std::vector<std::string>{});
-    EXPECT_TRUE(faults::enabled_faults().empty());
-  }
-  EXPECT_TRUE(faults::enabled_faults().empty());
+  const oracle::CompilerUnderTest& clean = backends::builtin_compiler();
+  EXPECT_TRUE(clean.enabled_faults().empty());
+  const oracle::CompilerUnderTest& first = testing::builtin_with({names[0]});
+  EXPECT_EQ(&first, &clean.planted_faults()->with({names[0]}));
+  const oracle::CompilerUnderTest& both = first.planted_faults()->with({names[1]});
+  EXPECT_EQ(both.enabled_faults(), (std::vector<std::string>{names[0], names[1]}));
+  EXPECT_EQ(first.planted_faults()->with(names).enabled_faults(), names);
+  EXPECT_EQ(both.planted_faults()->without({names[0]}).enabled_faults(), std::vector<std::string>{names[1]});
+  EXPECT_EQ(&both.planted_faults()->without({}), &clean);
+  EXPECT_THROW(first.planted_faults()->with({"no-such-fault"}), UserError);
+  EXPECT_EQ(first.enabled_faults(), std::vector<std::string>{names[0]});
+  EXPECT_TRUE(clean.enabled_faults().empty());
+  EXPECT_EQ(first.target(), clean.target());
 }
 
 // What the compiler produces for a program: loop IR text, LLVM IR text (fixed prefix) and the
@@ -144,7 +135,6 @@ Compiled compile_and_run(const Program& p) {
 }
 
 TEST(Faults, NothingLeaksOnceDisabled) {
-  faults::disable_all();
   const Program p = testing::verified_program(kEveryAffectedOp, "faults.ir");
   const Compiled before = compile_and_run(p);
   {
@@ -158,24 +148,11 @@ TEST(Faults, NothingLeaksOnceDisabled) {
     EXPECT_NE(faulty_loop, before.loop_ir);
     EXPECT_NE(faulty_llvm, before.llvm_ir);
   }
-  for (const auto& n : fault_names()) faults::enable(n);
-  faults::disable_all();
   const Compiled after = compile_and_run(p);
   EXPECT_EQ(after.loop_ir, before.loop_ir);
   EXPECT_EQ(after.llvm_ir, before.llvm_ir);
   ASSERT_EQ(after.outputs.size(), before.outputs.size());
   for (size_t i = 0; i < before.outputs.size(); ++i) EXPECT_TRUE(after.outputs[i].same_bytes(before.outputs[i])) << i;
-}
-
-// The planted set reaches no pass by itself: a compile whose context holds no fault is the
-// clean compile whatever the process planted.
-TEST(Faults, APassSeesOnlyTheFaultsOfItsContext) {
-  faults::disable_all();
-  const Program p = testing::verified_program(kEveryAffectedOp, "faults.ir");
-  const Compiled clean = compile_and_run(p);
-  ScopedFaults planted{"mul-drops-tail"};
-  const pipeline::Lowered lowered = pipeline::run_passes(p, pipeline::find_pipeline("O0").passes);
-  EXPECT_EQ(loop::print(lowered.module), clean.loop_ir);
 }
 
 // ------------------------------------------------------------------ faults through the oracle
@@ -184,8 +161,10 @@ using testing::FaultCase;
 
 // `timeout`: seconds per stage; short only where a hang is expected (each one costs it), so that
 // a slow machine never turns a compile into a timeout elsewhere.
-oracle::Verdict check(const char* text, const std::string& pipeline = "O0", int64_t n = 3, double timeout = 60) {
-  oracle::CheckOptions options = testing::builtin_checks();
+// `faults`: planted in the builtin compiler checked.
+oracle::Verdict check(const std::vector<std::string>& faults, const char* text, const std::string& pipeline = "O0",
+                      int64_t n = 3, double timeout = 60) {
+  oracle::CheckOptions options = testing::planting(testing::builtin_checks(), faults);
   options.levels = {pipeline};
   options.bindings = {{{"n", n}}};
   options.specialize = false;  // one variant: the pipeline under one binding
@@ -197,10 +176,9 @@ class FaultVerdict : public ::testing::TestWithParam<FaultCase> {};
 
 TEST_P(FaultVerdict, AffectedProgramFailsAsExpected) {
   const FaultCase& c = GetParam();
-  faults::disable_all();
-  ASSERT_EQ(check(c.affected, c.pipeline).overall(), oracle::VerdictKind::Ok) << "without the fault";
-  ScopedFaults on{c.fault};
-  const oracle::Verdict v = check(c.affected, c.pipeline, 3, c.expected == oracle::VerdictKind::Timeout ? 5 : 60);
+  ASSERT_EQ(check({}, c.affected, c.pipeline).overall(), oracle::VerdictKind::Ok) << "without the fault";
+  const oracle::Verdict v =
+      check({c.fault}, c.affected, c.pipeline, 3, c.expected == oracle::VerdictKind::Timeout ? 5 : 60);
   ASSERT_EQ(v.variants.size(), 1u);
   EXPECT_EQ(verdict_kind_name(v.overall()), std::string(verdict_kind_name(c.expected))) << v.variants[0].message;
   const std::string stage = v.variants[0].stage.name();
@@ -220,8 +198,7 @@ TEST_P(FaultVerdict, AffectedProgramFailsAsExpected) {
 
 TEST_P(FaultVerdict, ProgramWithoutTheOpIsOk) {
   const FaultCase& c = GetParam();
-  ScopedFaults on{c.fault};
-  const oracle::Verdict v = check(c.unaffected, c.pipeline);
+  const oracle::Verdict v = check({c.fault}, c.unaffected, c.pipeline);
   EXPECT_EQ(verdict_kind_name(v.overall()), std::string("ok"))
       << (v.first_failure() ? v.first_failure()->message : "");
 }
@@ -265,7 +242,7 @@ TEST(Faults, PipelineWithoutTheFaultsPassIsOk) {
   for (const auto& f : faults::all_faults()) {
     if (f.pass == "LegalizeOps" || f.pass == "codegen") continue;  // required: cannot be dropped
     const FaultCase& c = case_of(f.name);
-    oracle::CheckOptions options = testing::builtin_checks();
+    oracle::CheckOptions options = testing::planting(testing::builtin_checks(), {f.name});
     options.levels.clear();
     pipeline::Pipeline without = pipeline::find_pipeline(c.pipeline);
     if (pipeline::find_pass(f.pass).kind == pipeline::PassKind::Codegen) {
@@ -282,7 +259,6 @@ TEST(Faults, PipelineWithoutTheFaultsPassIsOk) {
     options.custom = {testing::custom_list(without)};
     options.bindings = {{{"n", 3}}};
     options.specialize = false;
-    ScopedFaults on{f.name};
     const oracle::Verdict v = oracle::check_program(testing::verified_program(c.affected, "faults.ir"), options);
     EXPECT_EQ(verdict_kind_name(v.overall()), std::string("ok")) << f.name << ": " << failure(v);
     ++checked;
@@ -290,12 +266,21 @@ TEST(Faults, PipelineWithoutTheFaultsPassIsOk) {
   EXPECT_GE(checked, 3);
 }
 
+// No fault is on for the process: checks of the clean compiler and of one with a fault planted,
+// interleaved in one process, each give their own verdict.
+TEST(Faults, ChecksOfDifferentPlantedSetsShareAProcess) {
+  const FaultCase& c = case_of("mul-drops-tail");
+  EXPECT_EQ(check({}, c.affected, c.pipeline).overall(), oracle::VerdictKind::Ok);
+  EXPECT_EQ(check({c.fault}, c.affected, c.pipeline).overall(), c.expected);
+  EXPECT_EQ(check({}, c.affected, c.pipeline).overall(), oracle::VerdictKind::Ok);
+  EXPECT_EQ(check({c.fault}, c.affected, c.pipeline).overall(), c.expected);
+}
+
 // The folded arange is right at the guessed dim (its lower bound) and only there.
 TEST(Faults, SymbolicFoldIsRightAtTheGuessedDim) {
   const FaultCase& c = case_of("fold-constant-symbolic-shape");
-  ScopedFaults on{c.fault};
-  EXPECT_EQ(verdict_kind_name(check(c.affected, "O2", 1).overall()), std::string("ok"));
-  EXPECT_EQ(verdict_kind_name(check(c.affected, "O2", 2).overall()), std::string("mismatch"));
+  EXPECT_EQ(verdict_kind_name(check({c.fault}, c.affected, "O2", 1).overall()), std::string("ok"));
+  EXPECT_EQ(verdict_kind_name(check({c.fault}, c.affected, "O2", 2).overall()), std::string("mismatch"));
 }
 
 // With a symbolic K the remainder loop is always emitted; it must only lose an element when
@@ -307,9 +292,8 @@ TEST(Faults, ReductionTailOnlyBreaksWhenLanesDoNotDivideK) {
   return %y
 }
 )";
-  ScopedFaults on{"schedule-reduction-tail"};
   auto at = [&](int64_t k) {
-    oracle::CheckOptions options = testing::builtin_checks();
+    oracle::CheckOptions options = testing::planting(testing::builtin_checks(), {"schedule-reduction-tail"});
     options.levels = {"O3"};
     options.bindings = {{{"k", k}}};
     options.specialize = false;

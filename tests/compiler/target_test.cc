@@ -33,7 +33,7 @@ TEST(Target, AnUnknownNameListsTheKnownOnes) {
               std::string::npos)
         << e.what();
   }
-  EXPECT_THROW(set_default_target("avx-512", "--target"), UserError);
+  EXPECT_THROW(runnable_target("avx-512", "--target"), UserError);
 }
 
 // The host runs its own target and every narrower one; a wider one names what is missing.
@@ -45,10 +45,11 @@ TEST(Target, TheHostRunsItsTargetAndEveryNarrowerOne) {
     if (&t == &host) narrower = true;
     if (narrower) {
       EXPECT_EQ(missing_host_features(t), "") << t.name;
+      EXPECT_EQ(&runnable_target(t.name, "--target"), &t);
     } else {
       EXPECT_NE(missing_host_features(t), "") << t.name << " is wider than the host's " << host.name;
       try {
-        set_default_target(t.name, "--target");
+        (void)runnable_target(t.name, "--target");
         ADD_FAILURE() << t.name << " accepted on a " << host.name << " host";
       } catch (const UserError& e) {
         EXPECT_NE(std::string(e.what()).find("this host cannot run"), std::string::npos) << e.what();

@@ -27,7 +27,6 @@ CheckOptions quiet_options() {
 // DecomposeOps writes gelu with muls; mul-drops-tail breaks the mul lowering. The failure
 // appears after DecomposeOps, whose output the reference agrees with.
 TEST(Bisect, AGraphPassThatOnlyExposesALoweringBugIsNotTheCulprit) {
-  const faults::ScopedFaults on({"mul-drops-tail"});
   const Program p = parse_program(R"(program @gelu() {
   %x: f32[2, 8] = param
   %y: f32[2, 8] = gelu(%x)
@@ -35,7 +34,7 @@ TEST(Bisect, AGraphPassThatOnlyExposesALoweringBugIsNotTheCulprit) {
 }
 )",
                                   "gelu.ir");
-  const Culprit c = find_culprit(p, failing_at("O2"), quiet_options());
+  const Culprit c = find_culprit(p, failing_at("O2"), testing::planting(quiet_options(), {"mul-drops-tail"}));
   ASSERT_TRUE(c.reproduced);
   EXPECT_EQ(c.pass, "LegalizeOps") << format_culprit(c);
   EXPECT_EQ(c.application, 0);
@@ -46,7 +45,6 @@ TEST(Bisect, AGraphPassThatOnlyExposesALoweringBugIsNotTheCulprit) {
 
 // decompose-window-off-by-one makes DecomposeOps itself produce a wrong program.
 TEST(Bisect, AWrongGraphPassIsTheCulpritConfirmedByTheReference) {
-  const faults::ScopedFaults on({"decompose-window-off-by-one"});
   const Program p = parse_program(R"(program @local_attention() {
   %q: f32[1, 6, 2, 8] = param
   %k: f32[1, 6, 2, 8] = param
@@ -56,7 +54,7 @@ TEST(Bisect, AWrongGraphPassIsTheCulpritConfirmedByTheReference) {
 }
 )",
                                   "attention.ir");
-  const Culprit c = find_culprit(p, failing_at("O2"), quiet_options());
+  const Culprit c = find_culprit(p, failing_at("O2"), testing::planting(quiet_options(), {"decompose-window-off-by-one"}));
   ASSERT_TRUE(c.reproduced);
   EXPECT_EQ(c.pass, "DecomposeOps") << format_culprit(c);
   EXPECT_GT(c.application, 0);

@@ -299,14 +299,14 @@ TEST(CompilerUnderTest, TheBuiltinsProgramAfterAStepRunsNoLoweringInProcess) {
 }
 )",
                                   "dead.ir");
-  const faults::ScopedFaults on{"legalize-null-deref"};
+  const CompilerUnderTest& crashing = testing::builtin_with({"legalize-null-deref"});
   Variant v;
   v.label = "custom";
   v.steps = {"DeadCodeElimination", "LegalizeOps", "LoopSimplify"};
-  const std::optional<Program> after = backends::builtin_compiler().program_after(p, v, 3);
+  const std::optional<Program> after = crashing.program_after(p, v, 3);
   ASSERT_TRUE(after);
   EXPECT_EQ(after->num_calls(), 1u) << print(*after);  // DCE ran, LegalizeOps did not
-  const std::optional<Program> none = backends::builtin_compiler().program_after(p, v, 0);
+  const std::optional<Program> none = crashing.program_after(p, v, 0);
   ASSERT_TRUE(none);
   EXPECT_EQ(none->num_calls(), 2u);  // nothing ran
 }

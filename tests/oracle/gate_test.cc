@@ -209,8 +209,9 @@ TEST(Gate, AnotherCompilersEntryIsHeldToOkUnderTheBuiltin) {
   ASSERT_EQ(r.cases.size(), 1u);
   EXPECT_TRUE(r.passed()) << r.cases[0].detail;
   EXPECT_NE(r.cases[0].detail.find("its expected failures are ort's"), std::string::npos) << r.cases[0].detail;
-  const faults::ScopedFaults on({"mul-drops-tail"});
-  const GateResult broken = run_gate(quick(c.dir()));
+  GateOptions faulty = quick(c.dir());
+  faulty.campaign.check.compiler = &testing::builtin_with({"mul-drops-tail"});
+  const GateResult broken = run_gate(faulty);
   EXPECT_EQ(broken.fresh(), signatures({kMulSignature}));
 }
 
@@ -242,8 +243,8 @@ TEST(Gate, NewSignaturesFailAndBaselinedOnesAreKnown) {
   TempCorpus c;
   c.add("a_ok.ir", std::string("# expect: ok\n") + kMul);
   c.add("b_exp.ir", std::string("# expect: ok\n") + kExp);
-  const faults::ScopedFaults on({"mul-drops-tail"});
   GateOptions o = quick(c.dir());
+  o.campaign.check.compiler = &testing::builtin_with({"mul-drops-tail"});
   const GateResult r = run_gate(o);
   EXPECT_FALSE(r.passed());
   EXPECT_EQ(r.fresh(), signatures({kMulSignature}));

@@ -87,9 +87,9 @@ TEST(ProbeValues, CatchAWrongValueTheOutputsHide) {
   const Program p = parsed(kMasked);
   const Program probed = probe_values(p, parse_probe_selection("all", "--probe"), "--probe");
   EXPECT_EQ(check_program(probed, o0_only()).overall(), VerdictKind::Ok);  // no finding on the clean compiler
-  const faults::ScopedFaults on({"mul-drops-tail"});
-  EXPECT_EQ(check_program(p, o0_only()).overall(), VerdictKind::Ok);
-  const Verdict v = check_program(probed, o0_only());
+  const CheckOptions faulty = testing::planting(o0_only(), {"mul-drops-tail"});
+  EXPECT_EQ(check_program(p, faulty).overall(), VerdictKind::Ok);
+  const Verdict v = check_program(probed, faulty);
   ASSERT_EQ(v.overall(), VerdictKind::Mismatch);
   const VariantVerdict first = outcome_of(v);
   EXPECT_EQ(first.output, "%m");

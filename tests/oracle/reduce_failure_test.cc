@@ -40,9 +40,8 @@ class ReduceFault : public ::testing::TestWithParam<FaultCase> {};
 
 TEST_P(ReduceFault, ReducesToAFewOpsBlamingTheFaultyPass) {
   const FaultCase& c = GetParam();
-  const faults::ScopedFaults on({c.fault});
   const Program p = generate_program(c.seed);
-  const CheckOptions options = options_for(c.pipeline);
+  const CheckOptions options = testing::planting(options_for(c.pipeline), {c.fault});
   const auto failing = first_failing_run(p, options);
   ASSERT_TRUE(failing) << "seed " << c.seed << " must fail with " << c.fault << "\n" << print(p);
   ASSERT_EQ(failing->verdict.kind, c.kind) << failing->verdict.message;
@@ -93,7 +92,6 @@ INSTANTIATE_TEST_SUITE_P(Faults, ReduceFault,
 // its first application (the one bisection found): else the limit "just before the culprit"
 // already includes it, fails, and no candidate is ever accepted.
 TEST(ReduceFault, ACulpritListedTwiceCountsFromItsFirstApplication) {
-  const faults::ScopedFaults on({"schedule-reduction-tail"});
   const Program p = parse_program(R"(program @twice() {
   %a: f32[2, 37] = param
   %b: f32[2, 37] = neg(%a)
@@ -102,7 +100,7 @@ TEST(ReduceFault, ACulpritListedTwiceCountsFromItsFirstApplication) {
 }
 )",
                                   "twice.ir");
-  CheckOptions options = options_for("O0");
+  CheckOptions options = testing::planting(options_for("O0"), {"schedule-reduction-tail"});
   options.levels.clear();
   options.custom = {
       testing::custom_list(pipeline::Pipeline{"custom", {"LegalizeOps", "ScheduleReduction", "ScheduleReduction"}, 2})};
@@ -120,7 +118,6 @@ TEST(ReduceFault, ACulpritListedTwiceCountsFromItsFirstApplication) {
 // brings past exp's range); a new parameter's grid inputs are small, so only a large constant
 // can replace the scaling that makes them large.
 TEST(ReduceFault, AFailureThatNeedsLargeValuesKeepsThemAsALargeSplat) {
-  const faults::ScopedFaults on({"softmax-no-max-subtraction"});
   const Program p = parse_program(R"(program @logits() {
   %x: f32[2, 8] = param
   %k: f32[] = const 300
@@ -130,7 +127,7 @@ TEST(ReduceFault, AFailureThatNeedsLargeValuesKeepsThemAsALargeSplat) {
 }
 )",
                                   "logits.ir");
-  CheckOptions options = options_for("O2");
+  CheckOptions options = testing::planting(options_for("O2"), {"softmax-no-max-subtraction"});
   options.input_seed = 1;
   const auto failing = first_failing_run(p, options);
   ASSERT_TRUE(failing) << "logits up to 300 overflow exp in f32";
@@ -146,7 +143,6 @@ TEST(ReduceFault, AFailureThatNeedsLargeValuesKeepsThemAsALargeSplat) {
 // lone exp kernel that times out (at O3 a lone exp is unrolled: no loop to hang). The
 // reduction must stay a mismatch. Also a static program's timeout keeps its empty binding.
 TEST(ReduceNoSlippage, AMismatchDoesNotBecomeATimeout) {
-  const faults::ScopedFaults on({"mul-drops-tail", "codegen-stuck-loop"});
   const Program p = parse_program(R"(program @slip() {
   %x: f32[4, 8] = param
   %w: f32[4, 8] = param
@@ -156,7 +152,7 @@ TEST(ReduceNoSlippage, AMismatchDoesNotBecomeATimeout) {
 }
 )",
                                   "slip.ir");
-  CheckOptions options = options_for("O2");
+  CheckOptions options = testing::planting(options_for("O2"), {"mul-drops-tail", "codegen-stuck-loop"});
   const auto failing = first_failing_run(p, options);
   ASSERT_TRUE(failing);
   ASSERT_EQ(failing->verdict.kind, VerdictKind::Mismatch) << failing->verdict.message;

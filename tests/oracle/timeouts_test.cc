@@ -37,8 +37,9 @@ const char* kMatmul = R"(program @mm() {
 }
 )";
 
-CheckOptions one_pipeline(const std::string& name, double cpu_seconds) {
-  CheckOptions o = testing::builtin_checks();
+// `faults`: planted in the builtin compiler checked.
+CheckOptions one_pipeline(const std::string& name, double cpu_seconds, const std::vector<std::string>& faults = {}) {
+  CheckOptions o = testing::planting(testing::builtin_checks(), faults);
   o.levels = {name};
   o.random_orders = 0;
   o.cross_checks.clear();
@@ -48,8 +49,7 @@ CheckOptions one_pipeline(const std::string& name, double cpu_seconds) {
 }
 
 TEST(Timeouts, AHangIsATimeoutOnlyAfterARerunWithFourTimesTheBudget) {
-  const faults::ScopedFaults on({"codegen-stuck-loop"});
-  const Verdict v = check_program(parse_program(kStaticExp, "exp.ir"), one_pipeline("O0", 0.5));
+  const Verdict v = check_program(parse_program(kStaticExp, "exp.ir"), one_pipeline("O0", 0.5, {"codegen-stuck-loop"}));
   ASSERT_EQ(v.variants.size(), 1u);
   const VariantVerdict& t = v.variants.front();
   EXPECT_EQ(t.kind, VerdictKind::Timeout) << t.message;
@@ -86,8 +86,7 @@ TEST(Timeouts, ATimeoutTheRerunRefutesIsNotAFailure) {
 }
 
 TEST(Timeouts, WithoutConfirmationTheFirstTryIsTheVerdict) {
-  const faults::ScopedFaults on({"codegen-stuck-loop"});
-  CheckOptions o = one_pipeline("O0", 0.3);
+  CheckOptions o = one_pipeline("O0", 0.3, {"codegen-stuck-loop"});
   o.confirm_timeouts = false;
   const VariantVerdict t = check_program(parse_program(kStaticExp, "exp.ir"), o).variants.front();
   EXPECT_EQ(t.kind, VerdictKind::Timeout);
@@ -96,8 +95,7 @@ TEST(Timeouts, WithoutConfirmationTheFirstTryIsTheVerdict) {
 }
 
 TEST(Timeouts, OnceAProgramsHangIsConfirmedItsOtherTimeoutsAreNotRerun) {
-  const faults::ScopedFaults on({"codegen-stuck-loop"});
-  CheckOptions o = one_pipeline("O0", 0.3);
+  CheckOptions o = one_pipeline("O0", 0.3, {"codegen-stuck-loop"});
   o.levels = {"O0", "O1"};
   const Verdict v = check_program(parse_program(kStaticExp, "exp.ir"), o);
   ASSERT_EQ(v.variants.size(), 2u);
@@ -108,8 +106,7 @@ TEST(Timeouts, OnceAProgramsHangIsConfirmedItsOtherTimeoutsAreNotRerun) {
 }
 
 TEST(Timeouts, TheCallersDeadlineCancelsACheckInsteadOfFailingIt) {
-  const faults::ScopedFaults on({"codegen-stuck-loop"});
-  CheckOptions o = one_pipeline("O0", 60);
+  CheckOptions o = one_pipeline("O0", 60, {"codegen-stuck-loop"});
   o.levels = {"O0", "O1"};
   o.limits.deadline = deadline_in(0.5);
   const Verdict v = check_program(parse_program(kStaticExp, "exp.ir"), o);
@@ -138,7 +135,6 @@ TEST(Timeouts, BudgetsRelativeToMeasuredWorkStayWithinTheUsersBudget) {
 // Reducing a hang: the original's stages before the hang were measured, so candidates get a
 // budget of a second or so, not the user's 30 s (plus its 120 s rerun).
 TEST(Timeouts, AHangReducesWithBudgetsRelativeToTheOriginalsWork) {
-  const faults::ScopedFaults on({"codegen-stuck-loop"});
   const Program p = parse_program(R"(program @hang() {
   %x: f32[4, 8] = param
   %w: f32[4, 8] = param
@@ -149,7 +145,7 @@ TEST(Timeouts, AHangReducesWithBudgetsRelativeToTheOriginalsWork) {
 }
 )",
                                   "hang.ir");
-  CheckOptions o = one_pipeline("O0", 30);
+  CheckOptions o = one_pipeline("O0", 30, {"codegen-stuck-loop"});
   // A failure as a campaign records it: the hang, with the CPU its compile took before the run.
   FailingRun failing;
   failing.variant = backends::builtin_compiler().named("O0", "test");
@@ -166,7 +162,6 @@ TEST(Timeouts, AHangReducesWithBudgetsRelativeToTheOriginalsWork) {
 }
 
 TEST(Timeouts, AReductionStopsAtItsTimeLimitWithItsResultsWritten) {
-  const faults::ScopedFaults on({"mul-drops-tail"});
   const Program p = parse_program(R"(program @chain() {
   %x: f32[4, 8] = param
   %w: f32[4, 8] = param
@@ -178,7 +173,7 @@ TEST(Timeouts, AReductionStopsAtItsTimeLimitWithItsResultsWritten) {
 }
 )",
                                   "chain.ir");
-  const CheckOptions o = one_pipeline("O3", 30);
+  const CheckOptions o = one_pipeline("O3", 30, {"mul-drops-tail"});
   const auto failing = first_failing_run(p, o);
   ASSERT_TRUE(failing);
   const fs::path dir = fs::temp_directory_path() / fmt::format("difftest_time_limit.{}", ::getpid());

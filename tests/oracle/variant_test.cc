@@ -115,9 +115,8 @@ TEST(Variant, TheRecordedFailureIsTheVariantWithTheVerdictsSignature) {
 
 TEST(Variant, AShapeSpecializedCompileCrashKeepsTheBindingItCompiled) {
   // legalize-null-deref crashes every compile with a mul; a specialized compile is one binding's.
-  const faults::ScopedFaults on({"legalize-null-deref"});
   const Program p = parse_program(kMulTanh, "mt.ir");
-  CheckOptions options = quiet();
+  CheckOptions options = testing::planting(quiet(), {"legalize-null-deref"});
   const sym::Env binding = {{"n", 5}};
   const Verdict specialized =
       check_variant(p, VariantId(*builtin_compiler().specialized(builtin_compiler().named("O1", "test"))), binding,
@@ -133,7 +132,6 @@ TEST(Variant, AShapeSpecializedCompileCrashKeepsTheBindingItCompiled) {
 }
 
 TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
-  const faults::ScopedFaults on({"mul-drops-tail"});
   const Program p = parse_program(kMulTanh, "mt.ir");
   FailingRun failing;
   failing.variant = *builtin_compiler().specialized(builtin_compiler().named("O1", "test"));
@@ -141,7 +139,8 @@ TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
   failing.verdict.kind = VerdictKind::Mismatch;
   const fs::path dir = fs::temp_directory_path() / fmt::format("difftest_specialized.{}", ::getpid());
   fs::remove_all(dir);
-  const ReductionReport r = reduce_failure(p, failing, quiet(), {}, dir.string());
+  const ReductionReport r =
+      reduce_failure(p, failing, testing::planting(quiet(), {"mul-drops-tail"}), {}, dir.string());
   EXPECT_TRUE(r.reproduces) << r.reduced_failure.message;
   EXPECT_TRUE(r.passes_without_faults);
   EXPECT_EQ(r.reduced.program.num_calls(), 1u) << print(r.reduced.program);
@@ -159,13 +158,13 @@ TEST(Variant, AShapeSpecializedFailureReducesAndIsWrittenWithItsDimsFixed) {
 }
 
 TEST(Variant, ACrossCheckFailureReducesAsTheDisagreementOfTwoCompiles) {
-  const faults::ScopedFaults on({"schedule-reduction-tail"});
   const Program p = parse_program(kSum, "s.ir");
   FailingRun failing;
   failing.variant = VariantId(builtin_compiler().named("O3", "test"), builtin_compiler().named("O0", "test"));
   failing.binding = {{"n", 2}};
   failing.verdict.kind = VerdictKind::Mismatch;
-  const ReductionReport r = reduce_failure(p, failing, quiet(), {}, "");
+  const ReductionReport r =
+      reduce_failure(p, failing, testing::planting(quiet(), {"schedule-reduction-tail"}), {}, "");
   EXPECT_EQ(r.culprit.pass, "ScheduleReduction") << format_culprit(r.culprit);
   EXPECT_TRUE(r.reproduces);
   EXPECT_TRUE(r.passes_without_faults);
@@ -176,7 +175,6 @@ TEST(Variant, ACrossCheckFailureReducesAsTheDisagreementOfTwoCompiles) {
 TEST(Variant, ACampaignAttributesAFailureToItsFaultsOnlyWhereTheCleanCompilerPasses) {
   // mul-drops-tail stands for a bug of the compiler under test (on, but not the campaign's
   // injected fault); schedule-reduction-tail is the fault the campaign measures.
-  const faults::ScopedFaults on({"mul-drops-tail", "schedule-reduction-tail"});
   const fs::path dir = fs::temp_directory_path() / fmt::format("difftest_attrib.{}", ::getpid());
   fs::remove_all(dir);
   CampaignOptions c;
@@ -184,7 +182,7 @@ TEST(Variant, ACampaignAttributesAFailureToItsFaultsOnlyWhereTheCleanCompilerPas
   c.last_seed = 39;
   c.jobs = 2;
   c.out_dir = dir.string();
-  c.check = quiet();
+  c.check = testing::planting(quiet(), {"mul-drops-tail", "schedule-reduction-tail"});
   c.check.levels = {"O3"};
   c.faults = {"schedule-reduction-tail"};
   const CampaignSummary s = run_campaign(c);

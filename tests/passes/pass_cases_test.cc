@@ -92,7 +92,7 @@ TEST_P(PassCases, GiveTheExpectedOutputOnceAndForAllAndKeepTheReference) {
       break;
     }
     case pipeline::PassKind::Loop: {
-      CompileContext for_text = planted_context();
+      CompileContext for_text = test_context();
       for_text.target = &target::text_default_target();  // the expected texts carry no target line
       const loop::Module before = c.graph_input ? pipeline::find_pass("LegalizeOps").lower(parse_program(c.input, c.file), for_text)
                                                 : loop::parse_module(c.input, c.file);
@@ -110,7 +110,7 @@ TEST_P(PassCases, GiveTheExpectedOutputOnceAndForAllAndKeepTheReference) {
       const Program before = parse_program(c.input, c.file);
       verify(before);
       pipeline::RunOptions options;
-      options.context = planted_context();
+      options.context = test_context();
       options.context.target = &target::text_default_target();
       const loop::Module got = pipeline::run_passes(before, {c.pass}, options).module;
       loop::verify(got);

@@ -9,6 +9,17 @@
 
 namespace difftest::testing {
 
+// The builtin compiler with `faults` planted, for the default target (what `--inject` builds).
+inline const oracle::CompilerUnderTest& builtin_with(const std::vector<std::string>& faults) {
+  return backends::builtin_compiler(backends::BuiltinOptions{&target::default_target(), faults});
+}
+
+// `o`, checking the builtin compiler with `faults` planted.
+inline oracle::CheckOptions planting(oracle::CheckOptions o, const std::vector<std::string>& faults) {
+  o.compiler = &builtin_with(faults);
+  return o;
+}
+
 // CheckOptions' defaults, with the builtin compiler under test.
 inline oracle::CheckOptions builtin_checks() {
   oracle::CheckOptions o;

@@ -38,22 +38,21 @@ inline Program parse_case(const std::string& text) {
   return p;
 }
 
-// The context a test's pass runs under: the process's default target and the faults the test
-// planted (faults::ScopedFaults), as the builtin compiler under test builds it.
-inline CompileContext planted_context() {
+// The context a test's pass runs under: the default target and `faults` on.
+inline CompileContext test_context(const std::vector<std::string>& faults = {}) {
   CompileContext c;
-  c.faults = FaultSet::of(faults::enabled_faults());
+  c.faults = FaultSet::of(faults);
   return c;
 }
 
-inline Program run_graph_pass(const std::string& pass, const Program& p) {
+inline Program run_graph_pass(const std::string& pass, const Program& p, const std::vector<std::string>& faults = {}) {
   const pipeline::PassInfo& info = pipeline::find_pass(pass);
   EXPECT_EQ(info.kind, pipeline::PassKind::Graph) << pass;
   if (info.graph_precondition) {
     const std::string why = info.graph_precondition(p);
     EXPECT_EQ(why, "") << pass << " refused its input";
   }
-  Program out = info.graph(p, planted_context());
+  Program out = info.graph(p, test_context(faults));
   verify(out);
   return out;
 }
@@ -61,7 +60,7 @@ inline Program run_graph_pass(const std::string& pass, const Program& p) {
 inline loop::Module run_loop_pass(const std::string& pass, const loop::Module& m) {
   const pipeline::PassInfo& info = pipeline::find_pass(pass);
   EXPECT_EQ(info.kind, pipeline::PassKind::Loop) << pass;
-  loop::Module out = info.loop(m, planted_context());
+  loop::Module out = info.loop(m, test_context());
   loop::verify(out);
   return out;
 }
@@ -160,7 +159,7 @@ inline ::testing::AssertionResult executable_agrees(const Program& p, const runt
 inline ::testing::AssertionResult compiled_agrees(const Program& p, const std::vector<std::string>& passes,
                                                   int llvm_level = 0, const target::Target* target = nullptr) {
   pipeline::RunOptions options;
-  options.context = planted_context();
+  options.context = test_context();
   if (target != nullptr) options.context.target = target;
   const runtime::Executable exe = pipeline::compile(p, pipeline::Pipeline{"test", passes, llvm_level}, options);
   return executable_agrees(p, exe, "program:\n" + print(p));

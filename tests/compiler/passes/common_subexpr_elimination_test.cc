@@ -29,7 +29,7 @@ RC_GTEST_PROP(CommonSubexprElimination, PreservesTheReference, ()) {
   options.max_ops = 6;
   const Program p = generate_program(choices, options);
   const Program doubled = with_every_call_repeated(p);
-  const Program after = pipeline::find_pass("CommonSubexprElimination").graph(doubled, testing::planted_context());
+  const Program after = pipeline::find_pass("CommonSubexprElimination").graph(doubled, testing::test_context());
   verify(after);
   RC_ASSERT(after.num_calls() <= p.num_calls());
   const auto preserved = testing::preserves_reference(doubled, after);

@@ -16,7 +16,7 @@ RC_GTEST_PROP(DeadCodeElimination, PreservesTheReference, ()) {
   const Program p = generate_program(choices, options);
   // Make some code dead: keep only the first output.
   const Program trimmed = Program::make(p.name(), p.dims(), p.bindings(), {p.outputs().front()});
-  const Program after = pipeline::find_pass("DeadCodeElimination").graph(trimmed, testing::planted_context());
+  const Program after = pipeline::find_pass("DeadCodeElimination").graph(trimmed, testing::test_context());
   verify(after);
   RC_ASSERT(after.num_calls() <= trimmed.num_calls());
   const auto preserved = testing::preserves_reference(trimmed, after);

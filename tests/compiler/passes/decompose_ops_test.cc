@@ -105,7 +105,7 @@ RC_GTEST_PROP(DecomposeOps, PreservesTheReference, ()) {
     options.weights[op] = 200;
   }
   const Program p = generate_program(choices, options);
-  const Program after = pipeline::find_pass("DecomposeOps").graph(p, testing::planted_context());
+  const Program after = pipeline::find_pass("DecomposeOps").graph(p, testing::test_context());
   verify(after);
   RC_CLASSIFY(!after.same_as(p), "decomposed something");
   const auto preserved = testing::preserves_reference(p, after);

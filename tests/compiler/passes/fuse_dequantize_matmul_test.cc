@@ -15,7 +15,7 @@ RC_GTEST_PROP(FuseDequantizeMatmul, PreservesTheReference, ()) {
   options.max_ops = 8;
   options.template_percent = 50;
   const Program p = generate_program(choices, options);
-  const Program after = pipeline::find_pass("FuseDequantizeMatmul").graph(p, testing::planted_context());
+  const Program after = pipeline::find_pass("FuseDequantizeMatmul").graph(p, testing::test_context());
   verify(after);
   RC_ASSERT(after.num_calls() == p.num_calls());
   const auto preserved = testing::preserves_reference(p, after);

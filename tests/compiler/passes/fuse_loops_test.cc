@@ -11,7 +11,7 @@ namespace difftest {
 namespace {
 
 loop::Module legalized(const std::string& text) {
-  return pipeline::find_pass("LegalizeOps").lower(testing::parse_case(text), testing::planted_context());
+  return pipeline::find_pass("LegalizeOps").lower(testing::parse_case(text), testing::test_context());
 }
 
 size_t count(const std::string& haystack, const std::string& needle) {

@@ -90,7 +90,7 @@ RC_GTEST_PROP(FuseOps, PreservesTheReference, ()) {
   GeneratorOptions options;
   options.max_ops = 8;
   const Program p = generate_program(choices, options);
-  const Program after = pipeline::find_pass("FuseOps").graph(p, testing::planted_context());
+  const Program after = pipeline::find_pass("FuseOps").graph(p, testing::test_context());
   verify(after);
   RC_ASSERT(after.num_calls() == p.num_calls());
   const auto preserved = testing::preserves_reference(p, after);

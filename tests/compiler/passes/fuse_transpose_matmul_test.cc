@@ -69,7 +69,7 @@ RC_GTEST_PROP(FuseTransposeMatmul, PreservesTheReference, ()) {
   options.weights["matmul"] = 300;
   const Program p = unfuse(generate_program(choices, options));
   verify(p);
-  const Program after = pipeline::find_pass("FuseTransposeMatmul").graph(p, testing::planted_context());
+  const Program after = pipeline::find_pass("FuseTransposeMatmul").graph(p, testing::test_context());
   verify(after);
   RC_CLASSIFY(!after.same_as(p), "fused");
   RC_ASSERT(after.num_calls() == p.num_calls());

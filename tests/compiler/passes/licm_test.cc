@@ -35,7 +35,7 @@ RC_GTEST_PROP(LICM, CompiledProgramsAgreeWithTheReference, ()) {
   options.max_ops = 4;
   const Program p = generate_program(choices, options);
   const loop::Module lowered = pipeline::run_passes(p, {"LegalizeOps"}).module;
-  RC_CLASSIFY(loop::print(pipeline::find_pass("LICM").loop(lowered, testing::planted_context())) != loop::print(lowered), "changed");
+  RC_CLASSIFY(loop::print(pipeline::find_pass("LICM").loop(lowered, testing::test_context())) != loop::print(lowered), "changed");
   const auto agrees = testing::compiled_agrees(p, {"LegalizeOps", "LICM"}, 2);
   if (!agrees) RC_FAIL(agrees.message());
 }

@@ -29,7 +29,7 @@ program @p() {
   return %4
 }
 )");
-  const loop::Module m = pipeline::find_pass("PlanMemory").loop(pipeline::find_pass("LegalizeOps").lower(p, testing::planted_context()), testing::planted_context());
+  const loop::Module m = pipeline::find_pass("PlanMemory").loop(pipeline::find_pass("LegalizeOps").lower(p, testing::test_context()), testing::test_context());
   // Four f32[256] intermediates (4096 bytes one buffer each) fit in two slots of 1024 bytes.
   ASSERT_EQ(m.storage.size(), 2u) << loop::print(m);
   EXPECT_EQ(m.storage[0], (std::vector<std::string>{"0", "2"}));

@@ -35,7 +35,7 @@ RC_GTEST_PROP(SimplifyExpr, PreservesTheReference, ()) {
     if (options.weights.count(op)) options.weights[op] *= 8;
   }
   const Program p = generate_program(choices, options);
-  const Program after = pipeline::find_pass("SimplifyExpr").graph(p, testing::planted_context());
+  const Program after = pipeline::find_pass("SimplifyExpr").graph(p, testing::test_context());
   verify(after);
   const auto preserved = testing::preserves_reference(p, after);
   if (!preserved) RC_FAIL(preserved.message());
@@ -115,11 +115,11 @@ RC_GTEST_PROP(SimplifyExpr, SeesThroughIdentityChainsAndPreservesTheReference, (
   const Program p = generate_program(choices, options);
   const Program wrapped = Wrapper(p).program();
   verify(wrapped);
-  const Program after = pipeline::find_pass("SimplifyExpr").graph(wrapped, testing::planted_context());
+  const Program after = pipeline::find_pass("SimplifyExpr").graph(wrapped, testing::test_context());
   verify(after);
   // Each wrap adds at least 8 calls; what stays live is p's calls plus at most one per output
   // (a wrapped permute_dims of a permute_dims output composes with it, leaving one permute).
-  const Program live = pipeline::find_pass("DeadCodeElimination").graph(after, testing::planted_context());
+  const Program live = pipeline::find_pass("DeadCodeElimination").graph(after, testing::test_context());
   if (live.num_calls() > p.num_calls() + p.outputs().size()) RC_FAIL("identities left:\n" + print(live));
   const auto preserved = testing::preserves_reference(wrapped, after);
   if (!preserved) RC_FAIL(preserved.message());

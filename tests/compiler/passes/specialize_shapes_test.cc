@@ -50,7 +50,7 @@ RC_GTEST_PROP(SpecializeShapes, PreservesTheReferenceAndRunsAtO0, ()) {
   for (const auto& d : p.dims()) values[d.name] = choices.below(2) ? d.range.hi : d.range.lo;
   const Program fixed = fix_dims(p, values);
   verify(fixed);
-  const Program after = pipeline::find_pass("SpecializeShapes").graph(fixed, testing::planted_context());
+  const Program after = pipeline::find_pass("SpecializeShapes").graph(fixed, testing::test_context());
   verify(after);
   RC_ASSERT(after.dims().empty());
   const auto preserved = testing::preserves_reference(fixed, after);
