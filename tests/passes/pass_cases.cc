@@ -57,6 +57,13 @@ void read_file(const fs::path& path, const std::string& pass, std::vector<PassCa
     throw std::runtime_error(fmt::format("{}:{}: {}", path.string(), line + 1, why));
   };
   if (starts.empty()) fail(0, "no case (a case starts at a line \"# -----\")");
+  // A header line that a case would start with means a separator was lost: the case would be
+  // read as comment, and never run.
+  for (size_t i = 0; i < starts.front(); ++i) {
+    if (starts_with(lines[i], kIntent) || starts_with(lines[i], kExpect) || starts_with(lines[i], kCheck)) {
+      fail(i, "a case's line before the first \"# -----\" (a case starts at that line)");
+    }
+  }
   for (size_t c = 0; c < starts.size(); ++c) {
     const size_t begin = starts[c], end = c + 1 < starts.size() ? starts[c + 1] : lines.size();
     PassCase k;
@@ -83,6 +90,9 @@ void read_file(const fs::path& path, const std::string& pass, std::vector<PassCa
     } else if (e == kExpect) {
       k.expect = PassCase::Expect::Output;
       k.output = padded(lines, expect_at + 1, end);
+      if (std::all_of(k.output.begin(), k.output.end(), [](char ch) { return ch == '\n' || ch == ' '; })) {
+        fail(expect_at, "\"# expect:\" with no output after it (or \"# expect: unchanged\")");
+      }
     } else if (starts_with(e, kCheck)) {
       k.expect = PassCase::Expect::Checks;
       for (size_t i = expect_at; i < end; ++i) {

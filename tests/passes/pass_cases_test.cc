@@ -137,18 +137,32 @@ TEST(PassCaseFiles, NameRegisteredPassesAndHoldCases) {
   }
 }
 
-// A malformed case file is refused with its path and line.
+// A malformed case file is refused with its path and line: a case without an intent, one that
+// expects an empty output, and one whose separator was lost (it would be read as the header's
+// comment and never run, as FuseLoops' first case was for a while).
 TEST(PassCaseFiles, AMalformedCaseNamesItsFileAndLine) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "difftest_pass_cases" / "FoldConstant";
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "bad.ir") << "# header\n# -----\nprogram @p() {\n}\n# expect:\n";
-  try {
-    read_pass_cases(dir.parent_path().string());
-    ADD_FAILURE() << "a case without an intent line was read";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.ir:3: expected \"# intent: ...\""), std::string::npos) << e.what();
+  const std::string program = "program @p() {\n  %x: f32[4] = param\n  return %x\n}\n";
+  const std::vector<std::pair<std::string, std::string>> malformed = {
+      {"# header\n# -----\n" + program + "# expect:\n", "bad.ir:3: expected \"# intent: ...\""},
+      {"# header\n# -----\n# intent: i\n" + program + "# expect:\n# -----\n# intent: j\n" + program +
+           "# expect: unchanged\n",
+       "bad.ir:8: \"# expect:\" with no output"},
+      {"# header\n# intent: lost\n" + program + "# expect: unchanged\n# -----\n# intent: i\n" + program +
+           "# expect: unchanged\n",
+       "bad.ir:2: a case's line before the first \"# -----\""},
+  };
+  for (const auto& [text, error] : malformed) {
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "bad.ir") << text;
+    try {
+      read_pass_cases(dir.parent_path().string());
+      ADD_FAILURE() << "read:\n" << text;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(error), std::string::npos) << e.what();
+    }
+    std::filesystem::remove_all(dir.parent_path());
   }
-  std::filesystem::remove_all(dir.parent_path());
 }
 
 std::string case_name(const ::testing::TestParamInfo<PassCase>& info) {

@@ -46,20 +46,6 @@ TEST(FusionGroupAnnotation, AMalformedAnnotationIsALocatedParseError) {
   EXPECT_NE(error_of("@fused(99999999999)").find("too large"), std::string::npos);
 }
 
-TEST(FuseOps, StopsAtTheMaximumGroupSize) {
-  std::string in = "program @p() {\n  %x: f32[4] = param\n";
-  std::string want = in;
-  std::string prev = "x";
-  for (int i = 0; i < 20; ++i) {
-    in += "  %" + std::to_string(i) + ": f32[4] = neg(%" + prev + ")\n";
-    want += "  %" + std::to_string(i) + ": f32[4] = neg(%" + prev + ")" + (i < 16 ? " @fused(0)" : " @fused(1)") + "\n";
-    prev = std::to_string(i);
-  }
-  in += "  return %19\n}\n";
-  want += "  return %19\n}\n";
-  expect_rewrite("FuseOps", in, want, "20 negations: a full group of 16, then a group of 4");
-}
-
 // Found by `difftest fuzz` (seed 382): CommonSubexprElimination between two FuseOps runs
 // left a group interrupted, and FuseOps refused the whole pipeline.
 TEST(FuseOps, RegroupsAnExistingGroupThatIsInterrupted) {
