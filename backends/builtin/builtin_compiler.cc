@@ -269,8 +269,9 @@ Variant variant_of_pipeline(const pipeline::Pipeline& pipe) {
 const CompilerUnderTest& builtin_compiler(const BuiltinOptions& options) {
   FaultSet faults = FaultSet::of(options.faults);
   const std::string key = fmt::format("{} {}", options.target->name, fmt::join(faults.names(), ","));
-  // Built by the harness before it forks a child (a check, a campaign worker), never in one, so
-  // that a child cannot inherit this lock held.
+  // Built on the harness's main thread (a command, the gate, a campaign worker, which is a forked
+  // child) and never by the threads of a kernel's thread pool: no fork happens while another
+  // thread holds this lock, so no child inherits it held.
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<const BuiltinCompiler>> built;
   const std::lock_guard<std::mutex> lock(mutex);
