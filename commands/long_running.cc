@@ -71,6 +71,7 @@ int fuzz_command(const FuzzRequest& f, ProgressLine& progress, const Print& out)
     throw UserError(ErrorKind::Usage, "fuzz: give --seeds A..B or --time SECONDS");
   }
   oracle::CampaignOptions o = campaign_options(f.check, f.seeds, "--time");
+  if (!o.shard_from.empty()) out(fmt::format("fuzz: shard {}/{} from {}\n", o.shard.index, o.shard.count, o.shard_from));
   o.out_dir = f.out;
   o.resume = f.resume;
   o.coverage_path = f.coverage;
@@ -114,6 +115,9 @@ int gate_command(const GateRequest& f, ProgressLine& progress, const Print& out)
     o.corpus.clear();
   }
   o.campaign = campaign_options(f.check, f.seeds, "--budget");
+  if (!o.campaign.shard_from.empty()) {
+    out(fmt::format("gate: shard {}/{} from {}\n", o.campaign.shard.index, o.campaign.shard.count, o.campaign.shard_from));
+  }
   o.campaign.out_dir = (fs::path(f.out) / "campaign").string();
   o.batch = f.batch;
   o.fail_fast = f.fail_fast;

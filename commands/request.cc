@@ -1,6 +1,7 @@
 #include "commands/request.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "backends/backends.h"
 #include "backends/builtin/builtin_compiler.h"
@@ -139,7 +140,14 @@ oracle::CampaignOptions campaign_options(const CheckRequest& check, const SeedRe
   if (seeds.time < 0) throw UserError(ErrorKind::Usage, time_flag + ": must not be negative");
   o.time_limit = seeds.time;
   o.jobs = seeds.jobs;
-  o.shard = oracle::parse_shard(seeds.shard, "--shard");
+  if (seeds.shard.empty()) {
+    const oracle::ScheduledShard scheduled =
+        oracle::shard_from_environment([](const char* name) { return std::getenv(name); });
+    o.shard = scheduled.shard;
+    o.shard_from = scheduled.from;
+  } else {
+    o.shard = oracle::parse_shard(seeds.shard, "--shard");
+  }
   return o;
 }
 

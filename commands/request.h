@@ -58,9 +58,9 @@ GeneratorOptions generator_options(const CheckRequest& r);
 std::vector<std::string> split_list(const std::string& s);
 
 // Shared by fuzz and gate: `--seeds A..B` (empty: unbounded, from 0), `--time`/`--budget`
-// SECONDS, --jobs and --shard.
+// SECONDS, --jobs and --shard (empty: the batch scheduler's, oracle::shard_from_environment).
 struct SeedRequest {
-  std::string seeds, shard = "0/1";
+  std::string seeds, shard;
   double time = 0;
   int jobs = 1;
 };

@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
       ->check(seconds());
   fuzz->add_option("--jobs", ff.seeds.jobs, "worker processes (default 1)")->check(CLI::Range(1, 256));
   fuzz->add_option("--out", ff.out, "directory for journal.jsonl, summary.json and failures/ (default difftest-fuzz)");
-  fuzz->add_option("--shard", ff.seeds.shard, "i/N: only the seeds with seed % N == i");
+  fuzz->add_option("--shard", ff.seeds.shard, "i/N: only the seeds with seed % N == i (default: a Kubernetes Indexed Job's or Slurm array's task, else 0/1)");
   fuzz->add_flag("--resume", ff.resume, "continue the campaign journaled in --out");
   fuzz->add_option("--coverage", ff.coverage, "write the coverage map of the programs journaled to FILE (JSON)");
   fuzz->add_option("--steer", ff.steer,

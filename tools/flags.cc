@@ -105,7 +105,8 @@ void add_gate_flags(CLI::App* app, commands::GateRequest& r) {
       ->check(seconds());
   app->add_option("--batch", r.batch, "seeds per JUnit test case (default 50)")->check(CLI::PositiveNumber);
   app->add_option("--jobs", r.seeds.jobs, "campaign worker processes (default 1)")->check(CLI::Range(1, 256));
-  app->add_option("--shard", r.seeds.shard, "i/N: only corpus entries i, i+N, ... and seeds with seed % N == i");
+  app->add_option("--shard", r.seeds.shard, "i/N: only corpus entries i, i+N, ... and seeds with seed % N == i (default: a Kubernetes "
+                  "Indexed Job's or Slurm array's task, else 0/1)");
   app->add_option("--baseline", r.baseline, "JSON file of known failure signatures (absent: none are known)");
   app->add_flag("--update-baseline", r.update_baseline, "write every signature seen to --baseline and pass");
   app->add_option("--junit", r.junit, "write JUnit XML here");

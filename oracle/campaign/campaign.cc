@@ -435,6 +435,42 @@ Shard parse_shard(const std::string& text, const std::string& flag) {
   return s;
 }
 
+ScheduledShard shard_from_environment(const std::function<const char*(const char*)>& env) {
+  const auto value = [&](const char* name) -> std::optional<uint64_t> {
+    const char* v = env(name);
+    if (v == nullptr || *v == '\0') return std::nullopt;
+    return parse_u64(v, name, v);
+  };
+  const auto shard_of = [&](uint64_t index, uint64_t count, const std::string& from) {
+    if (count == 0 || index >= count) {
+      throw UserError(ErrorKind::Usage, fmt::format("{}: shard {} of {} needs 0 <= index < count", from, index, count));
+    }
+    return ScheduledShard{Shard{index, count}, from};
+  };
+  if (const auto index = value("JOB_COMPLETION_INDEX")) {
+    const auto count = value("DIFFTEST_SHARD_COUNT");
+    if (!count) {
+      throw UserError(ErrorKind::Usage,
+                      "JOB_COMPLETION_INDEX: set DIFFTEST_SHARD_COUNT to the Indexed Job's completions (or pass --shard)");
+    }
+    return shard_of(*index, *count, "JOB_COMPLETION_INDEX");
+  }
+  if (const auto id = value("SLURM_ARRAY_TASK_ID")) {
+    const auto count = value("SLURM_ARRAY_TASK_COUNT");
+    if (!count) throw UserError(ErrorKind::Usage, "SLURM_ARRAY_TASK_ID: SLURM_ARRAY_TASK_COUNT is not set (or pass --shard)");
+    const uint64_t min = value("SLURM_ARRAY_TASK_MIN").value_or(0);
+    if (const auto step = value("SLURM_ARRAY_TASK_STEP"); step && *step != 1) {
+      throw UserError(ErrorKind::Usage,
+                      fmt::format("SLURM_ARRAY_TASK_STEP: {}: an array of shards needs consecutive task ids "
+                                  "(--array=MIN-MAX, no step)",
+                                  *step));
+    }
+    if (*id < min) throw UserError(ErrorKind::Usage, fmt::format("SLURM_ARRAY_TASK_ID: {} is below SLURM_ARRAY_TASK_MIN {}", *id, min));
+    return shard_of(*id - min, *count, "SLURM_ARRAY_TASK_ID");
+  }
+  return {};
+}
+
 std::pair<uint64_t, uint64_t> parse_seed_range(const std::string& text, const std::string& flag) {
   const size_t dots = text.find("..");
   if (dots == std::string::npos) throw UserError(ErrorKind::Usage, fmt::format("{}: '{}' is not A..B", flag, text));

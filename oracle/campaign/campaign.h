@@ -37,6 +37,19 @@ struct Shard {
 };
 // "i/N" with 0 <= i < N; UserError(Usage) naming `flag` otherwise.
 Shard parse_shard(const std::string& text, const std::string& flag);
+
+// The shard a batch scheduler gave this process, for a campaign started without --shard:
+// a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of DIFFTEST_SHARD_COUNT (the Job's
+// completions: Kubernetes does not export them), or a Slurm job array's task,
+// SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT (a step of 1); else 0/1.
+// `from` names the variable the index came from ("" for none). UserError(Usage) naming the
+// variable when a value is malformed, out of range or its count is missing. `env` looks a
+// variable up (std::getenv; null when unset).
+struct ScheduledShard {
+  Shard shard;
+  std::string from;
+};
+ScheduledShard shard_from_environment(const std::function<const char*(const char*)>& env);
 // "A..B" with A <= B; UserError(Usage) naming `flag` otherwise.
 std::pair<uint64_t, uint64_t> parse_seed_range(const std::string& text, const std::string& flag);
 
@@ -48,6 +61,7 @@ struct CampaignOptions {
   int jobs = 1;
   std::string out_dir;
   Shard shard;
+  std::string shard_from;  // the scheduler's variable the shard came from ("": --shard, or none)
   bool resume = false;
   CheckOptions check;
   GeneratorOptions generator;
