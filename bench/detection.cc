@@ -131,6 +131,7 @@ FaultDetection detect_fault(const std::string& fault, const DetectionOptions& op
   }
   std::vector<std::string> on;
   if (!fault.empty()) on.push_back(fault);
+  const CompilerUnderTest& planted = options.check.under_test().planted_faults()->with(on);
   for (const uint64_t start : options.start_seeds) {
     CampaignOptions c;
     c.first_seed = start;
@@ -138,7 +139,7 @@ FaultDetection detect_fault(const std::string& fault, const DetectionOptions& op
     c.time_limit = options.budget_seconds;
     c.jobs = options.jobs;
     c.check = options.check;
-    c.check.compiler = &options.check.under_test().planted_faults()->with(on);
+    c.check.compiler = &planted;
     c.generator = options.generator;
     c.probe = options.probe;
     c.faults = on;
