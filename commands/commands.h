@@ -67,6 +67,24 @@ int list_faults_command(const Print& out);
 int backends_command(const Print& out);
 int list_ops_command(bool markdown, const Print& out);
 
+// merge DIR... --out OUT: a campaign's shards as one campaign (oracle/merge/merge.h), its
+// summary new failures first when `known` names known findings.
+struct MergeRequest {
+  std::vector<std::string> dirs;
+  std::string out;
+  std::vector<std::string> known;  // as FuzzRequest::known
+};
+int merge_command(const MergeRequest& r, const Print& out);
+
+// report DIR --out FILE: a campaign as one self-contained web page and its data as JSON.
+struct ReportRequest {
+  std::string dir;
+  std::string out;   // "": DIR/report.html
+  std::string json;  // "": beside the page, report.json
+  std::vector<std::string> known;
+};
+int report_command(const ReportRequest& r, const Print& out);
+
 // fuzz: a campaign over seeds, its summary, and with `reduce` every distinct failure reduced.
 struct FuzzRequest {
   CheckRequest check;
@@ -77,6 +95,7 @@ struct FuzzRequest {
   std::vector<std::string> fail_on;  // "unchecked"
   std::string coverage;  // --coverage FILE
   int steer = 0;         // --steer K
+  std::vector<std::string> known;  // --known PATH: corpus directories, entries, gate baselines
 };
 int fuzz_command(const FuzzRequest& r, ProgressLine& progress, const Print& out);
 

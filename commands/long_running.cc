@@ -18,6 +18,7 @@
 #include "oracle/campaign/campaign_reduce.h"
 #include "oracle/campaign/reproducer.h"
 #include "oracle/gate/gate.h"
+#include "oracle/gate/known_findings.h"
 #include "oracle/io/output_paths.h"
 #include "oracle/isolate/clock.h"
 #include "oracle/reduce/reduce_failure.h"
@@ -77,6 +78,12 @@ int fuzz_command(const FuzzRequest& f, ProgressLine& progress, const Print& out)
   o.coverage_path = f.coverage;
   o.steer = f.steer;
   o.fail_on_unchecked = std::find(f.fail_on.begin(), f.fail_on.end(), "unchecked") != f.fail_on.end();
+  const oracle::KnownFindings known = oracle::KnownFindings::read(f.known, backends::builtin_compiler(),
+                                                                   o.check.under_test().name(), o.faults);
+  if (!known.empty()) {
+    o.known_as = [&known](const oracle::Signature& s) { return known.root_cause(s); };
+    out(fmt::format("known findings: {}\n", fmt::join(known.sources(), ", ")));
+  }
   const auto summary = oracle::run_campaign(o, [&](const oracle::CampaignStatus& s) {
     progress.update("fuzz: " + oracle::format_progress(s, o.time_limit));
   });

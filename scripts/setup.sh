@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ llvm-14-dev libeigen3-dev libopenblas-dev librapidcheck-dev nlohmann-json3-dev
           libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev python3 python3-numpy python3-venv
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
+# The tests open campaign reports in a headless browser: Debian's Chromium (tests/cli/report_browser.sh).
+[ "${1:-}" = "--all" ] && packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -64,4 +66,15 @@ for lock in backends/*/requirements.lock; do
     cp "$lock" "$venv/requirements.lock.installed"
   fi
 done
+# The checkers of the deploy templates' tests (deploy/requirements.lock), for the test builds only.
+if [ "${1:-}" = "--all" ]; then
+  venv="$build_dir/deploy/venv"
+  if ! cmp -s deploy/requirements.lock "$venv/requirements.lock.installed" 2> /dev/null; then
+    rm -rf "$venv"
+    /usr/bin/python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --require-hashes --only-binary :all: \
+      -r deploy/requirements.lock
+    cp deploy/requirements.lock "$venv/requirements.lock.installed"
+  fi
+fi
 cmake --build "$build_dir" "${build_targets[@]}"

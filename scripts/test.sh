@@ -43,7 +43,7 @@ echo "TVM gate done after $(( $(date +%s) - start )) s"
 ./scripts/setup.sh --sanitize
 echo "sanitizer build ready after $(( $(date +%s) - start )) s"
 asan_skip='^(corpus\.gate\.|oracle_tests\.Faults/ReduceFault\.|oracle_tests\.Variant\.ACampaignAttributes|'
-asan_skip+='oracle_tests\.Timeouts\.AHangReduces|oracle_tests\.ReduceNoSlippage\.|cli\.fuzz_(reduce|resume|shards|fault\.))'
+asan_skip+='oracle_tests\.Timeouts\.AHangReduces|oracle_tests\.ReduceNoSlippage\.|cli\.fuzz_(reduce|resume|shards|fault\.)|cli\.merge_shards|cli\.report_browser|deploy\.)'
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   RC_PARAMS=max_success=25 DIFFTEST_TEST_SCALE=0.25 ctest --test-dir build-asan --output-on-failure --timeout 900 -j 2 \
   -E "$asan_skip"

@@ -61,8 +61,25 @@ int main(int argc, char** argv) {
                    "unchecked: programs with an output too little compared are saved as failures and fail the "
                    "campaign (default: counted, exit 0 when nothing failed)")
       ->check(CLI::IsMember({"unchecked"}));
+  fuzz->add_option("--known", ff.known,
+                   "findings already known: a corpus directory or entry (its '# expect:' signatures) or a gate "
+                   "baseline; the summary leads with the failures that match none, and only those fail; repeatable");
   add_check_flags(fuzz, ff.check, false);
   add_probe_flag(fuzz, ff.check.probe, false);
+
+  auto* merge = app.add_subcommand("merge", "merge the outputs of a campaign's shards into one campaign");
+  commands::MergeRequest mf;
+  merge->add_option("dirs", mf.dirs, "the shards' --out directories")->required();
+  merge->add_option("--out", mf.out, "the merged campaign's directory (absent, empty or an earlier merge)")->required();
+  merge->add_option("--known", mf.known,
+                    "findings already known (as fuzz --known): the summary leads with the others; repeatable");
+
+  auto* report = app.add_subcommand("report", "write a campaign's report: one self-contained HTML page and its JSON");
+  commands::ReportRequest rpf;
+  report->add_option("dir", rpf.dir, "a campaign's directory (fuzz --out, or merge --out)")->required();
+  report->add_option("--out", rpf.out, "the page (default DIR/report.html)");
+  report->add_option("--json", rpf.json, "the page's data as JSON (default: beside the page, report.json)");
+  report->add_option("--known", rpf.known, "findings already known (as fuzz --known); repeatable");
 
   bool list_passes = false;
   app.add_flag("--list-passes", list_passes, "list every pass with its kind and description, and the pipelines");
@@ -209,6 +226,8 @@ int main(int argc, char** argv) {
     if (run->parsed()) return commands::run_command(rf, print_out);
     if (generate->parsed()) return commands::generate_command(gen_seed, gen_request, print_out);
     if (fuzz->parsed()) return commands::fuzz_command(ff, progress, print_out);
+    if (merge->parsed()) return commands::merge_command(mf, print_out);
+    if (report->parsed()) return commands::report_command(rpf, print_out);
     if (gate->parsed()) return commands::gate_command(gf, progress, print_out);
     if (list_faults->parsed()) return commands::list_faults_command(print_out);
     if (backends->parsed()) return commands::backends_command(print_out);

@@ -74,8 +74,12 @@ nlohmann::json campaign_identity(const CampaignOptions& o) {
   if (o.steer > 1) identity["steer"] = o.steer;
   // Schedules differ between targets, so a campaign resumes only on the target it began with.
   if (const std::string target = o.check.under_test().target(); !target.empty()) identity["target"] = target;
+  // Which compiler: a merge and a report name it, and match its known findings.
+  identity["compiler"] = o.check.under_test().name();
   return identity;
 }
+
+}  // namespace
 
 std::string failure_dir_name(const std::string& kind, const std::string& signature) {
   // FNV-1a from an offset basis with a digit missing (1469598103934665603, not ...6037), kept so
@@ -83,6 +87,8 @@ std::string failure_dir_name(const std::string& kind, const std::string& signatu
   const uint64_t h = fnv1a64(signature, 1469598103934665603ull);
   return fmt::format("{}-{:08x}", kind, static_cast<uint32_t>(h ^ (h >> 32)));
 }
+
+namespace {
 
 class Campaign {
  public:
@@ -270,7 +276,10 @@ class Campaign {
       } catch (const nlohmann::json::exception& e) {
         throw UserError(ErrorKind::Io, fmt::format("{}: not valid JSON: {}", config.string(), e.what()));
       }
-      if (before.value("identity", nlohmann::json{}) != identity) {
+      nlohmann::json now = identity;
+      // A campaign journaled before the identity named its compiler resumes as before.
+      if (!before.value("identity", nlohmann::json::object()).contains("compiler")) now.erase("compiler");
+      if (before.value("identity", nlohmann::json{}) != now) {
         throw UserError(ErrorKind::Usage,
                         fmt::format("--resume: {} was a campaign with other settings ({}); this one is {}",
                                     o_.out_dir, before.value("identity", nlohmann::json{}).dump(), identity.dump()));
@@ -313,6 +322,7 @@ class Campaign {
     auto [it, fresh] = failures_.try_emplace(*rec.signature);
     FailureClass& f = it->second;
     ++f.programs;
+    f.seeds.push_back(seed);
     if (!fresh) {
       f.first_seed = std::min(f.first_seed, seed);
       if (f.attributable || !rec.attributable.value_or(true)) return nullptr;
@@ -323,12 +333,14 @@ class Campaign {
     f.kind = kind;
     f.first_seed = seed;
     f.attributable = rec.attributable.value_or(true);
+    if (o_.known_as) f.known_as = o_.known_as(f.signature);
     const fs::path dir = fs::path(o_.out_dir) / "failures" / failure_dir_name(kind, f.signature.str());
     if (fs::exists(dir)) f.saved_in = dir.string();
     return &f;
   }
 
-  void record(const SeedRecord& rec, double elapsed) {
+  void record(SeedRecord rec, double elapsed) {
+    rec.at = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     const std::string line = rec.to_json().dump() + "\n";
     if (!write_all(journal_fd_, line)) {
       throw UserError(ErrorKind::Io, fmt::format("cannot append to '{}': {}", journal_path_.string(), std::strerror(errno)));
@@ -383,7 +395,10 @@ class Campaign {
     s.times = times_;
     s.checked = checked_;
     s.journal_notes = journal_notes_;
-    for (auto& [sig, f] : failures_) s.failures.push_back(f);
+    for (auto& [sig, f] : failures_) {
+      s.failures.push_back(f);
+      std::sort(s.failures.back().seeds.begin(), s.failures.back().seeds.end());
+    }
     std::sort(s.failures.begin(), s.failures.end(),
               [](const FailureClass& a, const FailureClass& b) { return a.first_seed < b.first_seed; });
     s.coverage_cells = coverage_.cells();

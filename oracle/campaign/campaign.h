@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,10 +81,16 @@ struct CampaignOptions {
   // coverage map of the programs journaled (as JSON, rewritten as the campaign goes).
   int steer = 0;
   std::string coverage_path;
+  // The root cause a signature is already known as (a corpus entry, a gate baseline:
+  // oracle/gate/known_findings.h), nullopt when it is new; unset: every failure is new.
+  std::function<std::optional<std::string>(const Signature&)> known_as;
   // Whether `v` counts against the compiler in this campaign: a finding, or unchecked when
   // fail_on_unchecked.
   bool counts_against(const VariantVerdict& v) const;
 };
+
+// The name of the directory under DIR/failures/ that holds the reproducer of a failure class.
+std::string failure_dir_name(const std::string& kind, const std::string& signature);
 
 // The program a campaign checks for `seed`: the generated one, probed as `o.probe` says.
 Program campaign_program(uint64_t seed, const CampaignOptions& o);
@@ -100,6 +107,9 @@ struct FailureClass {
   // then, this one included (-1: read back from a resumed journal).
   double found_after_seconds = -1;
   int64_t found_after_programs = -1;
+  std::optional<std::string> known_as;  // the root cause it is known as (CampaignOptions::known_as)
+  std::vector<uint64_t> seeds;          // every program that showed it, in the order journaled
+  std::vector<std::string> shards;      // of a merged campaign: the shards that showed it
 };
 
 struct CampaignStatus {
@@ -136,8 +146,10 @@ struct CampaignSummary {
   // What reading the journal back found wrong (a corrupt line skipped, a torn last line dropped).
   std::vector<std::string> journal_notes;
   size_t coverage_cells = 0;  // distinct cells of the programs journaled (with a coverage map)
-  // A failure signature (a compiler failure, a harness error, unchecked with fail_on_unchecked),
-  // or every program unsupported: the compiler under test took none of them.
+  size_t shards = 0;          // of a merged campaign (merge.h): the shards merged; its time the wall clock's span
+  // A new failure signature (a compiler failure, a harness error, unchecked with
+  // fail_on_unchecked; one not known as a root cause already), or every program unsupported:
+  // the compiler under test took none of them.
   bool found_failure() const;
   bool nothing_supported() const;  // every program journaled was unsupported
   nlohmann::json to_json() const;
@@ -163,8 +175,18 @@ Journal read_campaign_journal(const std::string& out_dir, const VariantLadder& c
 // and binding)", a line of a campaign's or gate's summary.
 std::string format_checked_share(const CampaignStatus& s);
 
-// The summary as a table for a terminal.
+// The failures a known root cause accounts for (FailureClass::known_as), by its name.
+struct KnownCause {
+  int64_t programs = 0;
+  std::vector<std::string> signatures;
+  uint64_t first_seed = 0;
+};
+std::map<std::string, KnownCause> known_causes(const std::vector<FailureClass>& failures);
+
+// The summary as a table for a terminal: new failure signatures first, then the known ones
+// counted by root cause.
 std::string format_summary(const CampaignSummary& s);
+std::string format_failures(const std::vector<FailureClass>& failures);
 // "  412/1000  3.1/s  ok 400  mismatch 2  elapsed 2m12s  remaining 3m09s"
 std::string format_progress(const CampaignStatus& s, double time_limit);
 

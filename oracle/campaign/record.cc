@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "compiler/support/diagnostics.h"
 #include "oracle/io/json_file.h"
 
@@ -30,6 +32,7 @@ nlohmann::json SeedRecord::to_json() const {
     j["detail"]["seed"] = seed;
   }
   if (!message.empty()) j["message"] = message;
+  if (at) j["at"] = std::round(*at * 1000) / 1000;
   return j;
 }
 
@@ -66,6 +69,7 @@ SeedRecord SeedRecord::from_json(const nlohmann::json& j, const std::string& whe
     if (j.contains("attributable")) r.attributable = j["attributable"].get<bool>();
     if (j.contains("detail")) r.detail = Verdict::from_json(j["detail"], where, compiler);
     r.message = j.value("message", std::string());
+    if (j.contains("at")) r.at = j["at"].get<double>();
   } catch (const nlohmann::json::exception& e) {
     throw bad(fmt::format("a field of the wrong kind: {}", e.what()));
   } catch (const std::logic_error& e) {  // std::stoull

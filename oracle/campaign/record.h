@@ -33,6 +33,10 @@ struct SeedRecord {
   std::optional<bool> attributable;
   std::optional<Verdict> detail;  // the whole verdict, when it failed
   std::string message;            // a harness error's, or the reference's where the program is invalid
+  // When the campaign journaled it: seconds since the Unix epoch (a campaign's wall clock, so
+  // that shards run on other machines line up in one campaign's report); absent in journals
+  // written before it was recorded.
+  std::optional<double> at;
 
   // "ok", "mismatch", ..., or "harness_error".
   std::string verdict_name() const;

@@ -31,7 +31,22 @@ bool CampaignSummary::nothing_supported() const {
   return status.done > 0 && unsupported != status.counts.end() && unsupported->second == status.done;
 }
 
-bool CampaignSummary::found_failure() const { return !failures.empty() || nothing_supported(); }
+bool CampaignSummary::found_failure() const {
+  const bool fresh = std::any_of(failures.begin(), failures.end(), [](const FailureClass& f) { return !f.known_as; });
+  return fresh || nothing_supported();
+}
+
+std::map<std::string, KnownCause> known_causes(const std::vector<FailureClass>& failures) {
+  std::map<std::string, KnownCause> out;
+  for (const auto& f : failures) {
+    if (!f.known_as) continue;
+    KnownCause& c = out[*f.known_as];
+    c.programs += f.programs;
+    c.signatures.push_back(f.signature.str());
+    c.first_seed = c.signatures.size() == 1 ? f.first_seed : std::min(c.first_seed, f.first_seed);
+  }
+  return out;
+}
 
 nlohmann::json CampaignSummary::to_json() const {
   nlohmann::json j = {{"programs", status.done},
@@ -56,14 +71,26 @@ nlohmann::json CampaignSummary::to_json() const {
   if (!journal_notes.empty()) j["journal_notes"] = journal_notes;
   j["failures"] = nlohmann::json::array();
   for (const auto& f : failures) {
-    j["failures"].push_back({{"signature", f.signature.str()},
-                             {"kind", f.kind},
-                             {"first_seed", f.first_seed},
-                             {"programs", f.programs},
-                             {"saved_in", f.saved_in},
-                             {"attributable", f.attributable},
-                             {"found_after_seconds", f.found_after_seconds},
-                             {"found_after_programs", f.found_after_programs}});
+    nlohmann::json one = {{"signature", f.signature.str()},
+                          {"kind", f.kind},
+                          {"first_seed", f.first_seed},
+                          {"programs", f.programs},
+                          {"saved_in", f.saved_in},
+                          {"attributable", f.attributable},
+                          {"found_after_seconds", f.found_after_seconds},
+                          {"found_after_programs", f.found_after_programs},
+                          {"new", !f.known_as.has_value()},
+                          {"seeds", f.seeds}};
+    if (f.known_as) one["known_as"] = *f.known_as;
+    if (!f.shards.empty()) one["shards"] = f.shards;
+    j["failures"].push_back(std::move(one));
+  }
+  const auto causes = known_causes(failures);
+  if (!causes.empty()) {
+    j["known_root_causes"] = nlohmann::json::object();
+    for (const auto& [name, c] : causes) {
+      j["known_root_causes"][name] = {{"programs", c.programs}, {"signatures", c.signatures}, {"first_seed", c.first_seed}};
+    }
   }
   return j;
 }
@@ -100,12 +127,42 @@ std::string format_checked_share(const CampaignStatus& s) {
   return out + "\n";
 }
 
+std::string format_failures(const std::vector<FailureClass>& failures) {
+  const auto causes = known_causes(failures);
+  const size_t known = std::count_if(failures.begin(), failures.end(), [](const FailureClass& f) { return f.known_as; });
+  const size_t fresh = failures.size() - known;
+  if (failures.empty()) return "no failure signatures\n";
+  std::string out;
+  if (fresh > 0) out += fmt::format("{} {}failure signatures:\n", fresh, known > 0 ? "NEW " : "distinct ");
+  if (fresh == 0) out += "no new failure signatures\n";
+  for (const auto& f : failures) {
+    if (f.known_as) continue;
+    out += fmt::format("  {:>6} programs  first seed {:<8} {}{}\n", f.programs, f.first_seed, f.signature.str(),
+                       f.attributable ? "" : "  (the clean compiler fails there too)");
+    if (!f.saved_in.empty()) out += fmt::format("{:>26}reproducer: {}\n", "", f.saved_in);
+  }
+  if (causes.empty()) return out;
+  int64_t programs = 0;
+  for (const auto& [name, c] : causes) programs += c.programs;
+  out += fmt::format("known: {} programs in {} signatures of {} known root causes:\n", programs, known, causes.size());
+  for (const auto& [name, c] : causes) {
+    out += fmt::format("  {:>6} programs  first seed {:<8} {} ({} signature{})\n", c.programs, c.first_seed, name,
+                       c.signatures.size(), c.signatures.size() == 1 ? "" : "s");
+  }
+  return out;
+}
+
 std::string format_summary(const CampaignSummary& s) {
   std::string out;
   for (const auto& note : s.journal_notes) out += fmt::format("warning: {}\n", note);
   const double per = s.checked > 0 ? 1.0 / static_cast<double>(s.checked) : 0;
-  out += fmt::format("campaign: {} programs ({} checked in this run, {} resumed from the journal) in {:.1f} s",
-                     s.status.done, s.checked, s.status.resumed, s.status.elapsed);
+  if (s.shards > 0) {
+    out += fmt::format("campaign: {} programs from {} shard{} over {:.1f} s of wall clock", s.status.done, s.shards,
+                       s.shards == 1 ? "" : "s", s.status.elapsed);
+  } else {
+    out += fmt::format("campaign: {} programs ({} checked in this run, {} resumed from the journal) in {:.1f} s",
+                       s.status.done, s.checked, s.status.resumed, s.status.elapsed);
+  }
   if (s.status.elapsed > 0)
     out += fmt::format(", {:.2f} programs/s", static_cast<double>(s.checked) / s.status.elapsed);
   out += "\n";
@@ -141,17 +198,7 @@ std::string format_summary(const CampaignSummary& s) {
       out += "\n";
     }
   }
-  if (s.failures.empty()) {
-    out += "no failure signatures\n";
-  } else {
-    out += fmt::format("{} distinct failure signatures:\n", s.failures.size());
-    for (const auto& f : s.failures) {
-      out += fmt::format("  {:>6} programs  first seed {:<8} {}{}\n", f.programs, f.first_seed, f.signature.str(),
-                         f.attributable ? "" : "  (the clean compiler fails there too)");
-      if (!f.saved_in.empty()) out += fmt::format("{:>26}reproducer: {}\n", "", f.saved_in);
-    }
-  }
-  return out;
+  return out + format_failures(s.failures);
 }
 
 }  // namespace difftest::oracle

@@ -37,11 +37,6 @@ void sort_into(GateCase& c, GateFailure f, const GateOptions& o) {
   if (!seen) c.failures.push_back(std::move(f));
 }
 
-std::string inject_flags(const std::vector<std::string>& faults) {
-  std::string out;
-  for (const auto& f : faults) out += " --inject " + f;
-  return out;
-}
 
 GateCase check_entry(const std::string& file, const GateOptions& o, const Deadline& deadline) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -247,6 +242,12 @@ std::string xml_escape(const std::string& s) {
 }
 
 }  // namespace
+
+std::string inject_flags(const std::vector<std::string>& faults) {
+  std::string out;
+  for (const auto& f : faults) out += " --inject " + f;
+  return out;
+}
 
 std::set<Signature> GateResult::fresh() const {
   std::set<Signature> out;

@@ -105,6 +105,9 @@ GateResult run_gate(const GateOptions& options, const std::function<void(const G
 std::set<Signature> read_baseline(const std::string& path);
 void write_baseline(const std::string& path, const std::set<Signature>& signatures);
 
+// " --inject a --inject b": the flags of a rerun command that plant `faults` again.
+std::string inject_flags(const std::vector<std::string>& faults);
+
 std::string format_gate(const GateResult& r, const std::set<Signature>& baseline);
 std::string gate_junit(const GateResult& r);
 nlohmann::json gate_json(const GateResult& r, const std::set<Signature>& baseline);
