@@ -143,7 +143,7 @@ CampaignIndex CampaignIndex::read(const std::vector<std::string>& dirs) {
     std::set<int32_t> sampled;
     while (std::getline(in, text)) {
       ++line;
-      const uint64_t at = offset;
+      const uint64_t line_start = offset;
       offset += text.size() + 1;
       const std::string where = fmt::format("{}:{}", shard.journal, line);
       if (in.eof()) {  // no newline: the shard was killed while writing it
@@ -162,7 +162,7 @@ CampaignIndex CampaignIndex::read(const std::vector<std::string>& dirs) {
         }
         continue;
       }
-      e.offset = at;
+      e.offset = line_start;
       e.length = static_cast<uint32_t>(text.size());
       e.line = line;
       e.shard = shard_id;
@@ -213,33 +213,34 @@ CampaignIndex CampaignIndex::read(const std::vector<std::string>& dirs) {
   std::stable_sort(x.entries.begin(), x.entries.end(), [](const IndexEntry& a, const IndexEntry& b) {
     return a.seed != b.seed ? a.seed < b.seed : a.shard != b.shard ? a.shard < b.shard : a.line < b.line;
   });
-  // One entry per seed: the first; a later one that says otherwise is a conflict.
-  std::vector<IndexEntry> kept;
-  kept.reserve(x.entries.size());
-  size_t conflict_notes = 0;
-  for (const IndexEntry& e : x.entries) {
-    if (kept.empty() || kept.back().seed != e.seed) {
-      kept.push_back(e);
+  // One entry per seed: the first; a later one that says otherwise is a conflict. Compacted in
+  // place: a copy would double the index's peak.
+  size_t kept = 0, conflict_notes = 0;
+  const auto says = [&](const IndexEntry& r) {
+    return fmt::format("{}:{} says {}{} (program {:016x})", x.shards[r.shard].journal, r.line, x.verdicts[r.verdict],
+                       r.signature >= 0 ? " " + x.signatures[static_cast<size_t>(r.signature)].str() : "", r.hash);
+  };
+  for (size_t i = 0; i < x.entries.size(); ++i) {
+    const IndexEntry& e = x.entries[i];
+    if (kept == 0 || x.entries[kept - 1].seed != e.seed) {
+      x.entries[kept++] = e;
       continue;
     }
-    const IndexEntry& first = kept.back();
+    const IndexEntry& first = x.entries[kept - 1];
     if (first.verdict == e.verdict && first.signature == e.signature && first.hash == e.hash) {
       ++x.duplicates;
       continue;
     }
     ++x.conflicts;
-    if (++conflict_notes > kNotesPerKind) continue;
-    const auto says = [&](const IndexEntry& r) {
-      return fmt::format("{}:{} says {}{} (program {:016x})", x.shards[r.shard].journal, r.line, x.verdicts[r.verdict],
-                         r.signature >= 0 ? " " + x.signatures[static_cast<size_t>(r.signature)].str() : "", r.hash);
-    };
-    x.notes.push_back(fmt::format("seed {} conflicts: {}, {}: the first is kept", e.seed, says(first), says(e)));
+    if (++conflict_notes <= kNotesPerKind) {
+      x.notes.push_back(fmt::format("seed {} conflicts: {}, {}: the first is kept", e.seed, says(first), says(e)));
+    }
   }
   if (conflict_notes > kNotesPerKind) {
     x.notes.push_back(fmt::format("{} more conflicting seeds: the first record of each is kept",
                                   conflict_notes - kNotesPerKind));
   }
-  x.entries = std::move(kept);
+  x.entries.resize(kept);
   return x;
 }
 
