@@ -38,7 +38,7 @@ int merge_command(const MergeRequest& r, const Print& out) {
   oracle::MergeOptions o;
   o.dirs = r.dirs;
   o.out_dir = r.out;
-  if (!known.empty()) o.known_as = [&known](const oracle::Signature& s) { return known.root_cause(s); };
+  if (!known.empty()) o.known_as = [&known](const oracle::Signature& s) { return known.match(s); };
   const oracle::MergeResult m = oracle::merge_campaigns(o);
   out(oracle::format_merge(m));
   out(fmt::format("merged into {}: journal.jsonl, summary.json, failures/, gate.json, gate.xml\n", r.out));
@@ -55,7 +55,7 @@ int report_command(const ReportRequest& r, const Print& out) {
   oracle::ReportOptions o;
   o.dir = r.dir;
   o.page_dir = fs::absolute(page).parent_path().string();
-  if (!known.empty()) o.known_as = [&known](const oracle::Signature& s) { return known.root_cause(s); };
+  if (!known.empty()) o.known_as = [&known](const oracle::Signature& s) { return known.match(s); };
   const nlohmann::json data = oracle::report_data(o);
   write_file_atomic(json, data.dump(1) + "\n");
   write_file_atomic(page, oracle::report_page(data));

@@ -81,7 +81,7 @@ int fuzz_command(const FuzzRequest& f, ProgressLine& progress, const Print& out)
   const oracle::KnownFindings known = oracle::KnownFindings::read(f.known, backends::builtin_compiler(),
                                                                    o.check.under_test().name(), o.faults);
   if (!known.empty()) {
-    o.known_as = [&known](const oracle::Signature& s) { return known.root_cause(s); };
+    o.known_as = [&known](const oracle::Signature& s) { return known.match(s); };
     out(fmt::format("known findings: {}\n", fmt::join(known.sources(), ", ")));
   }
   const auto summary = oracle::run_campaign(o, [&](const oracle::CampaignStatus& s) {

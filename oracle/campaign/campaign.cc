@@ -333,7 +333,12 @@ class Campaign {
     f.kind = kind;
     f.first_seed = seed;
     f.attributable = rec.attributable.value_or(true);
-    if (o_.known_as) f.known_as = o_.known_as(f.signature);
+    if (o_.known_as) {
+      if (const auto match = o_.known_as(f.signature)) {
+        f.known_as = match->root_cause;
+        f.known_under_other_pipeline = match->other_pipeline;
+      }
+    }
     const fs::path dir = fs::path(o_.out_dir) / "failures" / failure_dir_name(kind, f.signature.str());
     if (fs::exists(dir)) f.saved_in = dir.string();
     return &f;

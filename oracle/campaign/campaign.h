@@ -54,6 +54,14 @@ ScheduledShard shard_from_environment(const std::function<const char*(const char
 // "A..B" with A <= B; UserError(Usage) naming `flag` otherwise.
 std::pair<uint64_t, uint64_t> parse_seed_range(const std::string& text, const std::string& flag);
 
+// What a known findings' lookup says of a signature (oracle/gate/known_findings.h): the root
+// cause it is known as, and whether only under another pipeline (the same kind, stage and what).
+struct KnownMatch {
+  std::string root_cause;
+  bool other_pipeline = false;
+};
+using KnownAs = std::function<std::optional<KnownMatch>(const Signature&)>;
+
 struct CampaignOptions {
   uint64_t first_seed = 0;
   uint64_t last_seed = 0;     // inclusive; ignored when `unbounded`
@@ -83,7 +91,7 @@ struct CampaignOptions {
   std::string coverage_path;
   // The root cause a signature is already known as (a corpus entry, a gate baseline:
   // oracle/gate/known_findings.h), nullopt when it is new; unset: every failure is new.
-  std::function<std::optional<std::string>(const Signature&)> known_as;
+  KnownAs known_as;
   // Whether `v` counts against the compiler in this campaign: a finding, or unchecked when
   // fail_on_unchecked.
   bool counts_against(const VariantVerdict& v) const;
@@ -108,6 +116,7 @@ struct FailureClass {
   double found_after_seconds = -1;
   int64_t found_after_programs = -1;
   std::optional<std::string> known_as;  // the root cause it is known as (CampaignOptions::known_as)
+  bool known_under_other_pipeline = false;  // ... only as the same failure under another pipeline
   std::vector<uint64_t> seeds;          // every program that showed it, in the order journaled
   std::vector<std::string> shards;      // of a merged campaign: the shards that showed it
 };
@@ -179,6 +188,7 @@ std::string format_checked_share(const CampaignStatus& s);
 struct KnownCause {
   int64_t programs = 0;
   std::vector<std::string> signatures;
+  int64_t other_pipeline_signatures = 0;  // of those, known only under another pipeline
   uint64_t first_seed = 0;
 };
 std::map<std::string, KnownCause> known_causes(const std::vector<FailureClass>& failures);

@@ -43,6 +43,7 @@ std::map<std::string, KnownCause> known_causes(const std::vector<FailureClass>& 
     KnownCause& c = out[*f.known_as];
     c.programs += f.programs;
     c.signatures.push_back(f.signature.str());
+    c.other_pipeline_signatures += f.known_under_other_pipeline ? 1 : 0;
     c.first_seed = c.signatures.size() == 1 ? f.first_seed : std::min(c.first_seed, f.first_seed);
   }
   return out;
@@ -82,6 +83,7 @@ nlohmann::json CampaignSummary::to_json() const {
                           {"new", !f.known_as.has_value()},
                           {"seeds", f.seeds}};
     if (f.known_as) one["known_as"] = *f.known_as;
+    if (f.known_under_other_pipeline) one["known_under_another_pipeline"] = true;
     if (!f.shards.empty()) one["shards"] = f.shards;
     j["failures"].push_back(std::move(one));
   }
@@ -89,7 +91,10 @@ nlohmann::json CampaignSummary::to_json() const {
   if (!causes.empty()) {
     j["known_root_causes"] = nlohmann::json::object();
     for (const auto& [name, c] : causes) {
-      j["known_root_causes"][name] = {{"programs", c.programs}, {"signatures", c.signatures}, {"first_seed", c.first_seed}};
+      j["known_root_causes"][name] = {{"programs", c.programs},
+                                      {"signatures", c.signatures},
+                                      {"under_other_pipelines", c.other_pipeline_signatures},
+                                      {"first_seed", c.first_seed}};
     }
   }
   return j;
@@ -146,8 +151,11 @@ std::string format_failures(const std::vector<FailureClass>& failures) {
   for (const auto& [name, c] : causes) programs += c.programs;
   out += fmt::format("known: {} programs in {} signatures of {} known root causes:\n", programs, known, causes.size());
   for (const auto& [name, c] : causes) {
-    out += fmt::format("  {:>6} programs  first seed {:<8} {} ({} signature{})\n", c.programs, c.first_seed, name,
-                       c.signatures.size(), c.signatures.size() == 1 ? "" : "s");
+    out += fmt::format("  {:>6} programs  first seed {:<8} {} ({} signature{}{})\n", c.programs, c.first_seed, name,
+                       c.signatures.size(), c.signatures.size() == 1 ? "" : "s",
+                       c.other_pipeline_signatures > 0
+                           ? fmt::format(", {} under pipelines its entry does not name", c.other_pipeline_signatures)
+                           : "");
   }
   return out;
 }

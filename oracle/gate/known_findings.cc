@@ -45,9 +45,26 @@ KnownFindings KnownFindings::read(const std::vector<std::string>& paths, const C
   return k;
 }
 
+namespace {
+
+std::string without_pipeline(const Signature& s) { return s.kind + "|" + s.stage + "|" + s.what; }
+
+void add_once(std::vector<std::string>& causes, const std::string& cause) {
+  if (std::find(causes.begin(), causes.end(), cause) == causes.end()) causes.push_back(cause);
+}
+
+}  // namespace
+
 void KnownFindings::add(const Signature& s, const std::string& root_cause) {
-  auto& causes = by_signature_[s];
-  if (std::find(causes.begin(), causes.end(), root_cause) == causes.end()) causes.push_back(root_cause);
+  add_once(by_signature_[s], root_cause);
+  add_once(by_failure_[without_pipeline(s)], root_cause);
+}
+
+std::optional<KnownMatch> KnownFindings::match(const Signature& s) const {
+  if (auto exact = root_cause(s)) return KnownMatch{*exact, false};
+  const auto it = by_failure_.find(without_pipeline(s));
+  if (it == by_failure_.end()) return std::nullopt;
+  return KnownMatch{fmt::format("{}", fmt::join(it->second, " or ")), true};
 }
 
 std::optional<std::string> KnownFindings::root_cause(const Signature& s) const {

@@ -25,8 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using KnownAs = std::function<std::optional<std::string>(const Signature&)>;
-
 // The record times of an index's programs, sorted: how many programs were journaled by a time.
 std::vector<double> sorted_times(const CampaignIndex& index) {
   std::vector<double> at;
@@ -268,7 +266,12 @@ std::vector<FailureClass> failure_classes(const CampaignIndex& index, const Know
       f.found_after_seconds = first_at[sig] - start;
       f.found_after_programs = std::upper_bound(at.begin(), at.end(), first_at[sig]) - at.begin();
     }
-    if (known_as) f.known_as = known_as(f.signature);
+    if (known_as) {
+      if (const auto match = known_as(f.signature)) {
+        f.known_as = match->root_cause;
+        f.known_under_other_pipeline = match->other_pipeline;
+      }
+    }
     out.push_back(std::move(f));
   }
   std::sort(out.begin(), out.end(), [](const FailureClass& a, const FailureClass& b) { return a.first_seed < b.first_seed; });

@@ -27,7 +27,7 @@ struct MergeOptions {
   std::vector<std::string> dirs;
   std::string out_dir;
   // CampaignOptions::known_as: the root cause a signature is known as.
-  std::function<std::optional<std::string>(const Signature&)> known_as;
+  KnownAs known_as;
 };
 
 struct MergeResult {
@@ -39,12 +39,10 @@ struct MergeResult {
 
 // The failures of an index, one class per signature with every seed and shard that showed it,
 // in the order of their first seed (their reproducers' places left empty).
-std::vector<FailureClass> failure_classes(const CampaignIndex& index,
-                                          const std::function<std::optional<std::string>(const Signature&)>& known_as);
+std::vector<FailureClass> failure_classes(const CampaignIndex& index, const KnownAs& known_as);
 
 // The summary of an index's campaign (without its reproducers' places).
-CampaignSummary summarize_index(const CampaignIndex& index,
-                                const std::function<std::optional<std::string>(const Signature&)>& known_as);
+CampaignSummary summarize_index(const CampaignIndex& index, const KnownAs& known_as);
 
 MergeResult merge_campaigns(const MergeOptions& options);
 

@@ -220,6 +220,7 @@ nlohmann::json report_data(const ReportOptions& o) {
                           {"found_after_programs", f->found_after_programs},
                           {"links", links(reproducer, page_dir)}};
     if (f->known_as) one["known_as"] = *f->known_as;
+    if (f->known_under_other_pipeline) one["known_under_another_pipeline"] = true;
     findings.push_back(std::move(one));
   }
   const auto bars = [](const std::map<std::string, std::pair<int64_t, int64_t>>& m, const char* key) {
@@ -271,7 +272,11 @@ nlohmann::json report_data(const ReportOptions& o) {
   const auto known_causes_json = [&] {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [name, c] : known_causes(s.failures)) {
-      out.push_back({{"root_cause", name}, {"programs", c.programs}, {"signatures", c.signatures}, {"first_seed", c.first_seed}});
+      out.push_back({{"root_cause", name},
+                     {"programs", c.programs},
+                     {"signatures", c.signatures},
+                     {"under_other_pipelines", c.other_pipeline_signatures},
+                     {"first_seed", c.first_seed}});
     }
     return out;
   };

@@ -14,14 +14,14 @@
 #include <optional>
 #include <string>
 
-#include "oracle/check/signature.h"
+#include "oracle/campaign/campaign.h"
 
 namespace difftest::oracle {
 
 struct ReportOptions {
   std::string dir;       // the campaign's directory
   std::string page_dir;  // where the page goes: its links are relative to it
-  std::function<std::optional<std::string>(const Signature&)> known_as;
+  KnownAs known_as;
   int time_bins = 60, program_bins = 100, excess_bins = 40;
 };
 

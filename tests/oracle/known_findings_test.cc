@@ -54,7 +54,15 @@ TEST_F(KnownFindingsTest, AnExternalEntryIsKnownOnlyToItsCompilerAndEveryEntryIs
   const KnownFindings ort = read(corpus, "ort", {});
   EXPECT_EQ(ort.root_cause(sig("mismatch|all|compare|output of mul")), "ort_mul or ort_mul_again");
   EXPECT_EQ(ort.root_cause(sig("mismatch|basic|compare|output of mul")), "ort_mul");
-  EXPECT_FALSE(ort.root_cause(sig("mismatch|layout|compare|output of mul")));  // another pipeline: new
+  EXPECT_FALSE(ort.root_cause(sig("mismatch|layout|compare|output of mul")));
+  // The same failure under a pipeline no entry names: the root cause, marked as such.
+  const auto elsewhere = ort.match(sig("mismatch|layout-specialized|compare|output of mul"));
+  ASSERT_TRUE(elsewhere);
+  EXPECT_EQ(elsewhere->root_cause, "ort_mul or ort_mul_again");
+  EXPECT_TRUE(elsewhere->other_pipeline);
+  EXPECT_FALSE(ort.match(sig("mismatch|all|compare|output of add")));  // another op: new
+  EXPECT_FALSE(ort.match(sig("timeout|all|compare|output of mul")));   // another kind: new
+  EXPECT_FALSE(ort.match(sig("mismatch|basic|compare|output of mul"))->other_pipeline);
   EXPECT_FALSE(read(corpus, "tvm", {}).root_cause(sig("mismatch|all|compare|output of mul")));
   EXPECT_EQ(ort.signatures(), 2u);
 }

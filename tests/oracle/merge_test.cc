@@ -181,8 +181,8 @@ TEST_F(MergeTest, KnownFailuresAreMarkedAndOnlyNewOnesFail) {
   MergeOptions o;
   o.dirs = {a.string()};
   o.out_dir = (root / "out").string();
-  o.known_as = [](const Signature& s) -> std::optional<std::string> {
-    if (s.str() == kMismatch) return "mul_drops_its_tail";
+  o.known_as = [](const Signature& s) -> std::optional<KnownMatch> {
+    if (s.str() == kMismatch) return KnownMatch{"mul_drops_its_tail"};
     return std::nullopt;
   };
   const MergeResult r = merge_campaigns(o);

@@ -55,8 +55,8 @@ class ReportDataTest : public ::testing::Test {
     o.page_dir = dir.string();
     o.time_bins = 10;
     o.program_bins = 7;
-    o.known_as = [](const Signature& s) -> std::optional<std::string> {
-      if (s.str() == kKnown) return "mul_fault";
+    o.known_as = [](const Signature& s) -> std::optional<KnownMatch> {
+      if (s.str() == kKnown) return KnownMatch{"mul_fault"};
       return std::nullopt;
     };
     return report_data(o);
