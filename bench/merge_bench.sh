@@ -15,8 +15,8 @@ one() {  # programs failing_every per_signature
   python3 "$here/synthetic_campaign.py" "$work/c" --programs "$1" --failing-every "$2" --per-signature "$3"
   /usr/bin/time -f "%e %M" -o "$work/merge.time" "$difftest" merge "$work"/c/shard-* --out "$work/c/merged" > /dev/null || [ $? -eq 1 ]
   /usr/bin/time -f "%e %M" -o "$work/report.time" "$difftest" report "$work/c/merged" > /dev/null
-  read -r ms mk < "$work/merge.time"
-  read -r rs rk < "$work/report.time"
+  read -r ms mk < <(tail -1 "$work/merge.time")
+  read -r rs rk < <(tail -1 "$work/report.time")
   local failing=$(( $1 / $2 ))
   printf "%-9s %-9s %-10s %-22s %-22s %s\n" "$1" "$failing" $(( (failing + $3 - 1) / $3 )) \
     "$ms / $(( mk / 1024 ))" "$rs / $(( rk / 1024 ))" "$(( $(stat -c %s "$work/c/merged/journal.jsonl") / 1048576 ))"
