@@ -244,14 +244,6 @@ CampaignIndex CampaignIndex::read(const std::vector<std::string>& dirs) {
   return x;
 }
 
-double CampaignIndex::first_at() const {
-  double first = std::numeric_limits<double>::quiet_NaN();
-  for (const auto& e : entries) {
-    if (!std::isnan(e.at) && !(e.at >= first)) first = e.at;
-  }
-  return first;
-}
-
 JournalLines::JournalLines(const CampaignIndex& index) : index_(index) {
   for (const auto& s : index.shards) {
     const int fd = ::open(s.journal.c_str(), O_RDONLY | O_CLOEXEC);

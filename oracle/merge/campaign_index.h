@@ -74,7 +74,6 @@ struct CampaignIndex {
   static CampaignIndex read(const std::vector<std::string>& dirs);
   // Only their settings (identity), checked as `read` checks them.
   static nlohmann::json read_settings(const std::vector<std::string>& dirs);
-  double first_at() const;  // the earliest SeedRecord::at (NaN: none recorded)
 };
 
 // The journal lines of an index, read again from their shards' files.

@@ -18,6 +18,7 @@
 #include "compiler/tensor/npy.h"
 #include "oracle/io/json_file.h"
 #include "oracle/io/output_paths.h"
+#include "oracle/isolate/isolate.h"
 
 namespace difftest::oracle {
 
@@ -195,16 +196,6 @@ std::optional<nlohmann::json> merged_coverage(const CampaignIndex& index, std::v
   return sum;
 }
 
-void write_or_throw(int fd, const std::string& text, const std::string& path) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw UserError(ErrorKind::Io, fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-    done += static_cast<size_t>(n);
-  }
-}
-
 // OUT may be absent, empty or an earlier merge's: anything else would be lost.
 void require_replaceable(const fs::path& out, const std::vector<std::string>& dirs) {
   std::error_code ec;
@@ -333,16 +324,17 @@ MergeResult merge_campaigns(const MergeOptions& o) {
       const std::string path = (tmp / "journal.jsonl").string();
       const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       if (fd < 0) throw UserError(ErrorKind::Io, fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+      const auto flush = [&](std::string& buffer) {
+        if (!write_all(fd, buffer)) throw UserError(ErrorKind::Io, fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+        buffer.clear();
+      };
       std::string buffer;
       for (const auto& e : index.entries) {
         buffer += lines.line(e);
         buffer += '\n';
-        if (buffer.size() > (1u << 20)) {
-          write_or_throw(fd, buffer, path);
-          buffer.clear();
-        }
+        if (buffer.size() > (1u << 20)) flush(buffer);
       }
-      write_or_throw(fd, buffer, path);
+      flush(buffer);
       ::close(fd);
     }
     const auto sources = reproducer_sources(index);
